@@ -1,0 +1,40 @@
+"""linkmodel ``channels``: S-parameter channels from Touchstone files and from physics.
+
+The first stage of the chain: differential channels as mixed-mode scikit-rf networks,
+their loss, reflections, quality and crosstalk, and their pulse responses.
+
+>>> import channels
+>>> ch = channels.library.get("twinax_1m_26awg")
+>>> pr = ch.pulse_response(106.25e9, samples_per_ui=32)
+
+Units are SI throughout (Hz, s, m, ohm); names ending in ``_db`` are losses in dB.
+"""
+
+from . import grid, library, media, quality
+from .channel import Channel, ILDResult, cascade
+from .errors import ChannelError, ChannelQualityWarning
+from .grid import GridInfo
+from .quality import QualityReport
+from .response import PulseResponse, StepResponse
+from .touchstone import PORT_ORDERS, PortOrder, detect_port_order, load, read_network
+
+__all__ = [
+    "Channel",
+    "ChannelError",
+    "ChannelQualityWarning",
+    "GridInfo",
+    "ILDResult",
+    "PORT_ORDERS",
+    "PortOrder",
+    "PulseResponse",
+    "QualityReport",
+    "StepResponse",
+    "cascade",
+    "detect_port_order",
+    "grid",
+    "library",
+    "load",
+    "media",
+    "quality",
+    "read_network",
+]

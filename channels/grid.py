@@ -1,0 +1,173 @@
+"""Frequency grids: the deliberate path from a file's band to a uniform grid from DC.
+
+Time-domain work (pulse responses, TDR) needs S-parameters on a uniform grid that
+starts at 0 Hz and reaches far beyond most files' last frequency. This module does
+that in three documented steps, applied identically to every S-parameter of a
+network (the steps are linear, so they commute with the mixed-mode transform):
+
+1. **De-rotation.** Each S-parameter is multiplied by ``exp(+j 2 pi f tau)``, where
+   ``tau`` is the through path's propagation delay (a least-squares fit of its
+   unwrapped phase, :func:`estimate_delay`). The through becomes slowly varying and
+   reflections rotate at most half as fast, so interpolation is accurate.
+2. **DC and interpolation.** If the data start above 0 Hz, the DC value is the real
+   part of the linear extrapolation of the de-rotated data from the first two points
+   (S-parameters are real at DC). Between points, a cubic spline of the de-rotated
+   complex data.
+3. **Extension above the last frequency.** Each S-parameter keeps its last de-rotated
+   value (so its phase keeps rotating with the through delay) and is attenuated by the
+   increase of the through's fitted loss trend ``a1 sqrt(f) + a2 f`` (dB, with
+   ``a1, a2 >= 0``: skin effect and dielectric loss, :func:`fit_loss_trend`). A lossless
+   channel is continued flat; a lossy one keeps rolling off as its physics says.
+
+:class:`GridInfo` records what was extrapolated so results can say so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy.interpolate import CubicSpline
+from scipy.optimize import lsq_linear
+
+from .errors import ChannelError
+
+__all__ = ["GridInfo", "estimate_delay", "fit_loss_trend", "resample_response", "uniform_frequencies"]
+
+
+@dataclass(frozen=True)
+class GridInfo:
+    """What a move onto a new grid did (units: Hz, s, dB).
+
+    Attributes
+    ----------
+    f_min_hz, f_max_hz, n_points : float, float, int
+        The new grid.
+    source_f_min_hz, source_f_max_hz : float
+        The band the data really cover.
+    dc_extrapolated : bool
+        True when the data started above 0 Hz and the grid reaches below it.
+    extrapolated_above_hz : float or None
+        The frequency above which values are an extension (None: none needed).
+    reference_delay_s : float
+        Delay removed before interpolation and restored after.
+    loss_trend_db : tuple of float
+        ``(a1, a2)`` of the extension's loss trend ``a1 sqrt(f) + a2 f`` in dB, f in Hz.
+    method : str
+        A one-line description.
+    """
+
+    f_min_hz: float
+    f_max_hz: float
+    n_points: int
+    source_f_min_hz: float
+    source_f_max_hz: float
+    dc_extrapolated: bool
+    extrapolated_above_hz: float | None
+    reference_delay_s: float
+    loss_trend_db: tuple[float, float]
+    method: str = (
+        "de-rotated by the through delay; DC by linear extrapolation (real part); cubic spline "
+        "inside the band; above it the last value attenuated by the fitted loss trend"
+    )
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["loss_trend_db"] = list(self.loss_trend_db)
+        return d
+
+
+def estimate_delay(f: np.ndarray, h: np.ndarray, floor: float = 0.03) -> float:
+    """Propagation delay (s) of a transfer function from its phase slope.
+
+    Least-squares fit of the unwrapped phase ``-2 pi f tau + phi0`` over the band
+    from the first point up to where ``|h|`` first falls below ``floor`` (default
+    -30 dB, below which the phase of measured data turns to noise). Returns 0.0
+    when fewer than three points qualify (crosstalk, or no transmission).
+    """
+    f = np.asarray(f, dtype=float)
+    h = np.asarray(h)
+    mag = np.abs(h)
+    keep = mag >= floor
+    if keep.size and not keep[0]:
+        return 0.0
+    stop = int(np.argmin(keep)) if not keep.all() else keep.size
+    if stop < 3:
+        return 0.0
+    ph = np.unwrap(np.angle(h[:stop]))
+    ff = f[:stop]
+    a = np.vstack([ff, np.ones_like(ff)]).T
+    slope = np.linalg.lstsq(a, ph, rcond=None)[0][0]
+    return float(max(0.0, -slope / (2 * np.pi)))
+
+
+def fit_loss_trend(f: np.ndarray, h: np.ndarray) -> tuple[float, float]:
+    """Fit ``IL(f) = a0 + a1 sqrt(f) + a2 f`` (dB) with ``a1, a2 >= 0`` to a through.
+
+    Used only to continue a response above its last frequency. Points at DC and
+    below -120 dB (numerical floor) are ignored. Returns ``(a1, a2)`` in dB/sqrt(Hz)
+    and dB/Hz.
+    """
+    f = np.asarray(f, dtype=float)
+    mag = np.abs(np.asarray(h))
+    keep = (f > 0) & (mag > 1e-6)
+    if keep.sum() < 3:
+        return (0.0, 0.0)
+    ff, il = f[keep], -20 * np.log10(mag[keep])
+    scale = ff[-1]
+    a = np.vstack([np.ones_like(ff), np.sqrt(ff / scale), ff / scale]).T
+    sol = lsq_linear(a, il, bounds=([-np.inf, 0.0, 0.0], [np.inf, np.inf, np.inf]))
+    _, b1, b2 = sol.x
+    return (float(b1 / np.sqrt(scale)), float(b2 / scale))
+
+
+def uniform_frequencies(f_max_hz: float, df_hz: float) -> np.ndarray:
+    """A uniform grid ``0, df, ..., f_max`` (f_max rounded to a whole number of steps)."""
+    if not (np.isfinite(f_max_hz) and np.isfinite(df_hz)) or f_max_hz <= 0 or df_hz <= 0:
+        raise ChannelError(f"a grid needs f_max > 0 and df > 0, got f_max={f_max_hz} Hz, df={df_hz} Hz")
+    n = int(round(f_max_hz / df_hz))
+    if n < 2:
+        raise ChannelError(f"a grid to {f_max_hz} Hz in steps of {df_hz} Hz has fewer than 3 points")
+    if n > 50_000_000:
+        raise ChannelError(f"a grid of {n} points (f_max={f_max_hz} Hz, df={df_hz} Hz) is too large")
+    return np.arange(n + 1) * df_hz
+
+
+def resample_response(
+    f: np.ndarray,
+    s: np.ndarray,
+    f_new: np.ndarray,
+    delay_s: float,
+    loss_trend_db: tuple[float, float],
+) -> np.ndarray:
+    """Move S-parameters ``s`` (shape ``(F, ...)``) from ``f`` onto ``f_new``.
+
+    See the module docstring for the three steps. ``f_new`` may start at DC and run
+    past ``f[-1]``; it must not be negative.
+    """
+    f = np.asarray(f, dtype=float)
+    f_new = np.asarray(f_new, dtype=float)
+    if np.any(f_new < 0):
+        raise ChannelError("frequencies must not be negative")
+    shape = (-1,) + (1,) * (s.ndim - 1)
+    x = s * np.exp(2j * np.pi * f * delay_s).reshape(shape)
+    if f[0] > 0:
+        slope = (x[1] - x[0]) / (f[1] - f[0])
+        x_dc = (x[0] - f[0] * slope).real.astype(complex)
+        f = np.concatenate([[0.0], f])
+        x = np.concatenate([x_dc[None], x], axis=0)
+    out = np.empty((f_new.size,) + s.shape[1:], dtype=complex)
+    inside = f_new <= f[-1]
+    if inside.any():
+        out[inside] = CubicSpline(f, x, axis=0)(f_new[inside])
+    above = ~inside
+    if above.any():
+        a1, a2 = loss_trend_db
+        fa = f_new[above]
+        extra_db = a1 * (np.sqrt(fa) - np.sqrt(f[-1])) + a2 * (fa - f[-1])
+        out[above] = x[-1][None] * (10.0 ** (-extra_db / 20.0)).reshape(shape)
+    out *= np.exp(-2j * np.pi * f_new * delay_s).reshape(shape)
+    dc = f_new == 0
+    if dc.any():
+        out[dc] = out[dc].real
+    return out
