@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 import numpy as np
 import skrf as rf
 
+from . import _validate as check
 from .errors import ChannelError
 from .grid import GridInfo, estimate_delay, fit_loss_trend, resample_response, uniform_frequencies
 from .quality import QualityReport, check_quality, enforce_passivity
@@ -71,25 +72,6 @@ def mixed_mode_to_se(mm: rf.Network) -> rf.Network:
     se = mm.copy()
     se.gmm2se(p=2)
     return se
-
-
-def _check_freq(f_hz, what: str = "f_hz") -> np.ndarray:
-    f = np.atleast_1d(np.asarray(f_hz, dtype=float))
-    if not np.all(np.isfinite(f)):
-        raise ChannelError(f"{what} holds NaN or infinite values")
-    if np.any(f < 0):
-        raise ChannelError(f"{what} must not be negative, got {f.min()} Hz")
-    return f
-
-
-def _positive(value, name: str) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ChannelError(f"{name} must be a number, got {value!r}") from None
-    if not np.isfinite(v) or v <= 0:
-        raise ChannelError(f"{name} must be a finite value > 0, got {value!r}")
-    return v
 
 
 @dataclass(frozen=True, eq=False)
@@ -344,7 +326,7 @@ class Channel:
         db = -20 * np.log10(np.maximum(np.abs(values), 1e-300))
         if f_hz is None:
             return db
-        f = _check_freq(f_hz)
+        f = check.frequencies(f_hz)
         lo, hi = self.f[0], self.f[-1]
         if np.any(f < lo * (1 - 1e-12)) or np.any(f > hi * (1 + 1e-12)):
             raise ChannelError(
@@ -374,7 +356,7 @@ class Channel:
         gd = -np.gradient(ph, 2 * np.pi * self.f)
         if f_hz is None:
             return gd
-        f = _check_freq(f_hz)
+        f = check.frequencies(f_hz)
         out = np.interp(f, self.f, gd)
         return out if np.ndim(f_hz) else out[0]
 
@@ -417,7 +399,7 @@ class Channel:
         lo = f_min_hz if f_min_hz is not None else f_all[f_all > 0][0]
         hi = f_max_hz if f_max_hz is not None else (baud_hz if baud_hz is not None else f_all[-1])
         if baud_hz is not None:
-            baud_hz = _positive(baud_hz, "baud_hz")
+            baud_hz = check.number(baud_hz, "baud_hz", positive=True)
         lo, hi = float(lo), float(hi)
         if not (0 <= lo < hi):
             raise ChannelError(f"ILD band must satisfy 0 <= f_min < f_max, got {lo}..{hi} Hz")
@@ -468,18 +450,20 @@ class Channel:
         return out
 
     def _grid_info(self, f_new: np.ndarray) -> GridInfo:
+        """What moving onto ``f_new`` keeps from the data and what it extrapolates."""
         src = self.grid
         f_lo = src.source_f_min_hz if src else float(self.f[0])
         f_hi = src.source_f_max_hz if src else float(self.f[-1])
-        above = f_hi if f_new[-1] > f_hi * (1 + 1e-12) else None
+        below = bool(f_new[0] < f_lo * (1 - 1e-12))
+        above = bool(f_new[-1] > f_hi * (1 + 1e-12))
         return GridInfo(
             f_min_hz=float(f_new[0]),
             f_max_hz=float(f_new[-1]),
             n_points=int(f_new.size),
-            source_f_min_hz=f_lo,
-            source_f_max_hz=f_hi,
-            dc_extrapolated=bool(f_lo > 0 and f_new[0] < f_lo),
-            extrapolated_above_hz=above if above is not None else (src.extrapolated_above_hz if src else None),
+            source_f_min_hz=f_lo if below else float(f_new[0]),
+            source_f_max_hz=f_hi if above else float(f_new[-1]),
+            dc_extrapolated=below,
+            extrapolated_above_hz=f_hi if above else None,
             reference_delay_s=self.delay_s,
             loss_trend_db=self.loss_trend_db,
         )
@@ -498,7 +482,7 @@ class Channel:
         Interpolation follows :mod:`channels.grid` (de-rotated cubic spline). Points
         outside the band raise :class:`ChannelError`; extrapolate with :meth:`uniform`.
         """
-        f = _check_freq(f_hz)
+        f = check.frequencies(f_hz)
         if f.size < 2 or np.any(np.diff(f) <= 0):
             raise ChannelError("resample needs at least 2 strictly increasing frequencies")
         if f[0] < self.f[0] * (1 - 1e-12) or f[-1] > self.f[-1] * (1 + 1e-12):
@@ -515,8 +499,8 @@ class Channel:
         :mod:`channels.grid`. ``df_hz`` defaults to the data's smallest step. The
         returned channel's :attr:`grid` says what was extrapolated.
         """
-        f_max_hz = _positive(f_max_hz, "f_max_hz")
-        df = _positive(df_hz, "df_hz") if df_hz is not None else float(np.min(np.diff(self.f)))
+        f_max_hz = check.number(f_max_hz, "f_max_hz", positive=True)
+        df = check.number(df_hz, "df_hz", positive=True) if df_hz is not None else float(np.min(np.diff(self.f)))
         return self._moved(uniform_frequencies(f_max_hz, df))
 
     # ------------------------------------------------------------------ composition
@@ -608,37 +592,40 @@ class Channel:
         rx_filter_order : int
             Order of that Butterworth.
         n_ui : int, optional
-            Record length in UI (default: a power of two covering 1.25x the delay plus
-            200 UI, at least 256).
+            Record length in UI (default: a power of two covering three times the delay,
+            where the first echo of the two ends arrives, plus 200 UI; at least 256).
         require_nyquist : bool
             Refuse (default) when the data stop below the Nyquist frequency ``baud / 2``.
 
         Raises
         ------
         ChannelError
-            Bad parameters, data that stop below Nyquist, or a frequency step too coarse
-            for the channel's delay (the file's time span ``1 / df`` must hold the delay
-            plus 64 UI).
+            Bad parameters, data that stop below Nyquist, or a frequency step too coarse:
+            the data's time span ``1 / df`` must hold the delay plus 64 UI, and 256 UI.
+            (A delay longer than ``1 / (2 df)`` aliases in the data themselves and cannot
+            be seen in them; the 256 UI floor refuses the grids where that is likely.)
         """
-        baud = _positive(baud_hz, "baud_hz")
+        baud = check.number(baud_hz, "baud_hz", positive=True)
         if not isinstance(samples_per_ui, (int, np.integer)) or not 2 <= samples_per_ui <= 1024:
             raise ChannelError(f"samples_per_ui must be an integer from 2 to 1024, got {samples_per_ui!r}")
         check_filters(rise_time_s, rx_bandwidth_hz, rx_filter_order)
         self._check_band(baud / 2, require_nyquist, f"the Nyquist frequency of {baud / 1e9:.6g} GBd")
         spu = int(samples_per_ui)
         tau = self.delay_s
-        need_ui = tau * baud + 64
+        need_ui = max(tau * baud + 64, 256)
         step = float(np.median(np.diff(self.f)))
         if 1.0 / step < need_ui / baud:
             raise ChannelError(
-                f"{self.name}: frequency step {step / 1e6:.4g} MHz is too coarse for a pulse response: its "
-                f"time span 1/df = {1e9 / step:.4g} ns is shorter than the delay plus 64 UI "
-                f"({need_ui / baud * 1e9:.4g} ns at {baud / 1e9:.6g} GBd)"
+                f"{self.name}: frequency step {step / 1e6:.4g} MHz is too coarse for a pulse response at "
+                f"{baud / 1e9:.6g} GBd: its time span 1/df = {1e9 / step:.4g} ns is shorter than the delay "
+                f"plus 64 UI and than 256 UI ({need_ui / baud * 1e9:.4g} ns)"
             )
-        if n_ui is None:
-            n_ui = max(256, 1 << int(np.ceil(np.log2(1.25 * tau * baud + 200))))
-        elif not isinstance(n_ui, (int, np.integer)) or n_ui < need_ui:
-            raise ChannelError(f"n_ui must be an integer >= {int(np.ceil(need_ui))} (delay + 64 UI), got {n_ui!r}")
+        if n_ui is None:  # room for the triple-transit echo (3 delays) and 200 UI of tail
+            n_ui = max(256, 1 << int(np.ceil(np.log2(3 * tau * baud + 200))))
+        elif isinstance(n_ui, bool) or not isinstance(n_ui, (int, np.integer)) or n_ui < need_ui:
+            raise ChannelError(
+                f"n_ui must be an integer >= {int(np.ceil(need_ui))} (delay + 64 UI, at least 256), got {n_ui!r}"
+            )
         n_fft = int(n_ui) * spu
         dt = 1.0 / (baud * spu)
         fgrid = np.fft.rfftfreq(n_fft, dt)
@@ -677,17 +664,18 @@ class Channel:
         dt_s : float
             Sample spacing (s); the grid reaches ``1 / (2 dt)``.
         duration_s : float, optional
-            Record length (s); default 1.25x the round-trip delay plus 2 ns.
+            Record length (s), the first sixteenth of it before the step; default 1.25x
+            the round-trip delay plus 2 ns.
         rise_time_s : float, optional
             20-80 % rise time of a Gaussian filter on the step.
         """
-        dt = _positive(dt_s, "dt_s")
+        dt = check.number(dt_s, "dt_s", positive=True)
         check_filters(rise_time_s, None, 4)
         values = self.parameter(parameter)
         zref = self.reference_impedance_ohm[0 if parameter[-1] == "1" else 1]
         if duration_s is None:
             duration_s = 2.5 * self.delay_s + 2e-9
-        duration_s = _positive(duration_s, "duration_s")
+        duration_s = check.number(duration_s, "duration_s", positive=True)
         n = int(np.ceil(duration_s / dt))
         n += n % 2
         step = float(np.median(np.diff(self.f)))
@@ -698,8 +686,9 @@ class Channel:
             )
         fgrid = np.fft.rfftfreq(n, dt)
         h = self._spectrum(values, fgrid) * filter_response(fgrid, rise_time_s, None, 4)
-        impulse = np.fft.irfft(h, n)
-        return StepResponse(np.cumsum(impulse), dt, 0.0, parameter.lower(), zref, self._grid_info(fgrid))
+        n_roll = n // 16  # a pre-roll, so that a filtered (non-causal) edge starts from zero
+        impulse = np.roll(np.fft.irfft(h, n), n_roll)
+        return StepResponse(np.cumsum(impulse), dt, -n_roll * dt, parameter.lower(), zref, self._grid_info(fgrid))
 
     # ------------------------------------------------------------------ reporting
     def summary(self, bauds_hz: Iterable[float] = (53.125e9, 106.25e9)) -> dict:
@@ -802,7 +791,7 @@ def cascade(*parts: Channel, grid: str | np.ndarray | None = None) -> Channel:
             f_new = uniform_frequencies(f_max, df)
             f_new = f_new[f_new <= f_max * (1 + 1e-12)]
         else:
-            f_new = _check_freq(grid, "grid")
+            f_new = check.frequencies(grid, "grid", increasing=True, min_points=2)
         parts = tuple(p._moved(f_new) for p in parts)
     out = parts[0]
     for p in parts[1:]:

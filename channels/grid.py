@@ -30,6 +30,7 @@ import numpy as np
 from scipy.interpolate import CubicSpline
 from scipy.optimize import lsq_linear
 
+from . import _validate as check
 from .errors import ChannelError
 
 __all__ = ["GridInfo", "estimate_delay", "fit_loss_trend", "resample_response", "uniform_frequencies"]
@@ -123,8 +124,8 @@ def fit_loss_trend(f: np.ndarray, h: np.ndarray) -> tuple[float, float]:
 
 def uniform_frequencies(f_max_hz: float, df_hz: float) -> np.ndarray:
     """A uniform grid ``0, df, ..., f_max`` (f_max rounded to a whole number of steps)."""
-    if not (np.isfinite(f_max_hz) and np.isfinite(df_hz)) or f_max_hz <= 0 or df_hz <= 0:
-        raise ChannelError(f"a grid needs f_max > 0 and df > 0, got f_max={f_max_hz} Hz, df={df_hz} Hz")
+    f_max_hz = check.number(f_max_hz, "f_max_hz", positive=True)
+    df_hz = check.number(df_hz, "df_hz", positive=True)
     n = int(round(f_max_hz / df_hz))
     if n < 2:
         raise ChannelError(f"a grid to {f_max_hz} Hz in steps of {df_hz} Hz has fewer than 3 points")

@@ -7,11 +7,13 @@ really reflect (ripple in the insertion loss, echoes in the pulse response).
 The line model
 --------------
 A differential line carries two independent modes: differential (characteristic
-impedance ``zdiff_ohm``) and common (``zcomm_ohm``). Each is a
-:class:`skrf.media.DistributedCircuit` with frequency-dependent per-unit-length
-parameters, assembled into a mixed-mode four-port and converted to single-ended
-(scikit-rf ``gmm2se``) with 50 ohm ports (so 100 ohm differential and 25 ohm common
-references). Symmetric structures have no mode conversion; :func:`skew` adds some.
+impedance ``zdiff_ohm``) and common (``zcomm_ohm``). Each is a line with
+frequency-dependent per-unit-length parameters (series ``Z' = R + j omega L``, shunt
+``Y' = G + j omega C``), exact from DC up (its ABCD matrix, turned into S by scikit-rf),
+assembled into a mixed-mode four-port and converted to single-ended with 50 ohm ports
+(so 100 ohm differential and 25 ohm common references). Symmetric structures have no
+mode conversion; :func:`skew` adds some. Lumped parts (AC caps, die capacitance, via
+stubs) come from scikit-rf media.
 
 * **Dielectric**: a causal Djordjevic-Sarkar (wideband Debye) permittivity through
   ``(dk, df)`` at ``f_ref_hz``, with poles from 10 kHz to 10 THz. The per-unit-length
@@ -42,6 +44,7 @@ import numpy as np
 import skrf as rf
 
 from .channel import Channel, cascade, mixed_mode_to_se
+from . import _validate as check
 from .errors import ChannelError
 
 __all__ = [
@@ -72,36 +75,14 @@ _DS_F1, _DS_F2 = 1e4, 1e13  # Djordjevic-Sarkar pole band (Hz)
 
 
 # ----------------------------------------------------------------------------- helpers
-def _num(value, name: str, *, positive: bool = False, nonneg: bool = False, lo=None, hi=None) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ChannelError(f"{name} must be a number, got {value!r}") from None
-    if not np.isfinite(v):
-        raise ChannelError(f"{name} must be finite, got {value!r}")
-    if positive and v <= 0:
-        raise ChannelError(f"{name} must be > 0, got {value!r}")
-    if nonneg and v < 0:
-        raise ChannelError(f"{name} must be >= 0, got {value!r}")
-    if lo is not None and v < lo:
-        raise ChannelError(f"{name} must be >= {lo}, got {value!r}")
-    if hi is not None and v > hi:
-        raise ChannelError(f"{name} must be <= {hi}, got {value!r}")
-    return v
-
-
 def frequency_grid(frequency=None) -> rf.Frequency:
     """The frequency grid builders use: a :class:`skrf.Frequency`, an array of Hz, or None
     for the default ``0 .. 120 GHz`` in 10 MHz steps."""
     if frequency is None:
         n = int(round(DEFAULT_F_MAX_HZ / DEFAULT_DF_HZ))
         return rf.Frequency.from_f(np.arange(n + 1) * DEFAULT_DF_HZ, unit="hz")
-    if isinstance(frequency, rf.Frequency):
-        f = frequency.f
-    else:
-        f = np.atleast_1d(np.asarray(frequency, dtype=float))
-    if f.size < 2 or not np.all(np.isfinite(f)) or f[0] < 0 or np.any(np.diff(f) <= 0):
-        raise ChannelError("frequency must hold at least 2 finite, non-negative, strictly increasing values (Hz)")
+    f = frequency.f if isinstance(frequency, rf.Frequency) else frequency
+    f = check.frequencies(f, "frequency", increasing=True, min_points=2)
     return rf.Frequency.from_f(f, unit="hz")
 
 
@@ -148,19 +129,27 @@ def _mode_line(
     z_series: np.ndarray,
     z_port: float,
 ) -> rf.Network:
-    """One mode as a two-port line of characteristic impedance ``z_mode`` (at f_ref)."""
+    """One mode as a two-port line of characteristic impedance ``z_mode`` (at f_ref).
+
+    The line's ABCD matrix is written without its characteristic impedance,
+    ``A = D = cosh(g l)``, ``B = Z' l sinhc(g l)``, ``C = Y' l sinhc(g l)`` with
+    ``g = sqrt(Z' Y')``, so it stays exact at DC (where ``Z0 = sqrt(R/G)`` is infinite:
+    the line is then just its series resistance); scikit-rf's ``a2s`` turns it into S.
+    """
     f = freq.f
     w = 2 * np.pi * f
     l_ext = z_mode * np.sqrt(dk_ref) / C0
     c_ref = np.sqrt(dk_ref) / (C0 * z_mode)
     zp = 1j * w * l_ext + z_series  # series impedance per metre
     yp = 1j * w * c_ref * eps / dk_ref  # shunt admittance per metre (includes G)
-    wsafe = np.where(w > 0, w, 1.0)
-    r, g = zp.real, yp.real
-    ind = np.where(w > 0, zp.imag / wsafe, l_ext)
-    cap = np.where(w > 0, yp.imag / wsafe, c_ref * eps.real / dk_ref)
-    media = rf.media.DistributedCircuit(freq, z0_port=z_port, R=r, L=ind, G=g, C=cap)
-    return media.line(length_m, "m")
+    gl = np.sqrt(zp * yp) * length_m
+    small = np.abs(gl) < 1e-6
+    sinhc = np.where(small, 1 + gl * gl / 6, np.sinh(np.where(small, 1.0, gl)) / np.where(small, 1.0, gl))
+    abcd = np.empty((f.size, 2, 2), dtype=complex)
+    abcd[:, 0, 0] = abcd[:, 1, 1] = np.cosh(gl)
+    abcd[:, 0, 1] = zp * length_m * sinhc
+    abcd[:, 1, 0] = yp * length_m * sinhc
+    return rf.Network(frequency=freq, s=rf.network.a2s(abcd, z_port), z0=z_port)
 
 
 def _from_modes(dd: rf.Network, cc: rf.Network, name: str) -> Channel:
@@ -187,7 +176,7 @@ def _from_legs(p_leg: rf.Network, n_leg: rf.Network, name: str) -> Channel:
 
 def awg_diameter_m(awg: float) -> float:
     """Solid-wire diameter (m) of an AWG gauge: ``0.127 mm * 92^((36 - n)/39)``."""
-    awg = _num(awg, "awg", lo=0, hi=46)
+    awg = check.number(awg, "awg", lo=0, hi=46)
     return 0.127e-3 * 92.0 ** ((36.0 - awg) / 39.0)
 
 
@@ -234,17 +223,17 @@ def diff_line(
     frequency : skrf.Frequency or array of Hz, optional
         Grid (default 0 to 120 GHz in 10 MHz steps).
     """
-    length_m = _num(length_m, "length_m", nonneg=True)
-    zdiff_ohm = _num(zdiff_ohm, "zdiff_ohm", positive=True)
-    zc = _num(zcomm_ohm, "zcomm_ohm", positive=True) if zcomm_ohm is not None else 0.3 * zdiff_ohm
-    dk = _num(dk, "dk", lo=1.0)
-    df = _num(df, "df", nonneg=True, hi=0.5)
-    f_ref_hz = _num(f_ref_hz, "f_ref_hz", positive=True)
-    r_dc = _num(r_dc_ohm_per_m, "r_dc_ohm_per_m", nonneg=True)
-    perimeter_m = _num(perimeter_m, "perimeter_m", positive=True)
-    current_factor = _num(current_factor, "current_factor", positive=True)
-    roughness_rms_m = _num(roughness_rms_m, "roughness_rms_m", nonneg=True)
-    sigma = _num(conductivity_s_per_m, "conductivity_s_per_m", positive=True)
+    length_m = check.number(length_m, "length_m", nonneg=True)
+    zdiff_ohm = check.number(zdiff_ohm, "zdiff_ohm", positive=True)
+    zc = check.number(zcomm_ohm, "zcomm_ohm", positive=True) if zcomm_ohm is not None else 0.3 * zdiff_ohm
+    dk = check.number(dk, "dk", lo=1.0)
+    df = check.number(df, "df", nonneg=True, hi=0.5)
+    f_ref_hz = check.number(f_ref_hz, "f_ref_hz", positive=True)
+    r_dc = check.number(r_dc_ohm_per_m, "r_dc_ohm_per_m", nonneg=True)
+    perimeter_m = check.number(perimeter_m, "perimeter_m", positive=True)
+    current_factor = check.number(current_factor, "current_factor", positive=True)
+    roughness_rms_m = check.number(roughness_rms_m, "roughness_rms_m", nonneg=True)
+    sigma = check.number(conductivity_s_per_m, "conductivity_s_per_m", positive=True)
     freq = frequency_grid(frequency)
     f = freq.f
     if permittivity is not None:
@@ -286,9 +275,9 @@ def stripline(
     (Dk 3.4, Df 0.002 near 10 GHz, per Panasonic's published R-5785 values) with HVLP
     copper (0.4 um RMS). Current flows on both faces of the strip: perimeter ``2 w``.
     """
-    w = _num(trace_width_m, "trace_width_m", positive=True)
-    t = _num(trace_thickness_m, "trace_thickness_m", positive=True)
-    sigma = _num(conductivity_s_per_m, "conductivity_s_per_m", positive=True)
+    w = check.number(trace_width_m, "trace_width_m", positive=True)
+    t = check.number(trace_thickness_m, "trace_thickness_m", positive=True)
+    sigma = check.number(conductivity_s_per_m, "conductivity_s_per_m", positive=True)
     return diff_line(
         length_m, zdiff_ohm, dk=dk, df=df, f_ref_hz=f_ref_hz, zcomm_ohm=zcomm_ohm,
         r_dc_ohm_per_m=1.0 / (sigma * w * t), perimeter_m=2 * w, current_factor=current_factor,
@@ -320,13 +309,13 @@ def microstrip(
     permittivity and the dielectric loss. Current flows mainly on the face toward
     the plane: perimeter ``w``.
     """
-    w = _num(trace_width_m, "trace_width_m", positive=True)
-    h = _num(height_m, "height_m", positive=True)
-    t = _num(trace_thickness_m, "trace_thickness_m", positive=True)
-    dk = _num(dk, "dk", lo=1.0)
-    df = _num(df, "df", nonneg=True, hi=0.5)
-    sigma = _num(conductivity_s_per_m, "conductivity_s_per_m", positive=True)
-    f_ref_hz = _num(f_ref_hz, "f_ref_hz", positive=True)
+    w = check.number(trace_width_m, "trace_width_m", positive=True)
+    h = check.number(height_m, "height_m", positive=True)
+    t = check.number(trace_thickness_m, "trace_thickness_m", positive=True)
+    dk = check.number(dk, "dk", lo=1.0)
+    df = check.number(df, "df", nonneg=True, hi=0.5)
+    sigma = check.number(conductivity_s_per_m, "conductivity_s_per_m", positive=True)
+    f_ref_hz = check.number(f_ref_hz, "f_ref_hz", positive=True)
     freq = frequency_grid(frequency)
     eps_eff_static = (dk + 1) / 2 + (dk - 1) / 2 / np.sqrt(1 + 12 * h / w)
     q = (eps_eff_static - 1) / (dk - 1) if dk > 1 else 1.0
@@ -361,7 +350,7 @@ def twinax(
     factor calibrated as the module docstring says.
     """
     d = awg_diameter_m(awg)
-    sigma = _num(conductivity_s_per_m, "conductivity_s_per_m", positive=True)
+    sigma = check.number(conductivity_s_per_m, "conductivity_s_per_m", positive=True)
     return diff_line(
         length_m, zdiff_ohm, dk=dk, df=df, f_ref_hz=f_ref_hz, zcomm_ohm=zcomm_ohm,
         r_dc_ohm_per_m=4.0 / (sigma * np.pi * d * d), perimeter_m=np.pi * d,
@@ -413,7 +402,7 @@ def via(
     line of the barrel's odd-mode impedance; it notches the transmission at its
     quarter-wave frequency ``c / (4 stub_length_m sqrt(dk))``.
     """
-    stub = _num(stub_length_m, "stub_length_m", nonneg=True)
+    stub = check.number(stub_length_m, "stub_length_m", nonneg=True)
     barrel = section(length_m, zdiff_ohm, dk=dk, df=df, frequency=frequency, name=name)
     if stub == 0:
         return barrel
@@ -457,9 +446,9 @@ def ac_cap(
     ``2 Z0 C`` into matched 50 ohm legs. ``esl_h`` and ``esr_ohm`` add the capacitor's
     series inductance and resistance.
     """
-    c = _num(capacitance_f, "capacitance_f", positive=True)
-    esl = _num(esl_h, "esl_h", nonneg=True)
-    esr = _num(esr_ohm, "esr_ohm", nonneg=True)
+    c = check.number(capacitance_f, "capacitance_f", positive=True)
+    esl = check.number(esl_h, "esl_h", nonneg=True)
+    esr = check.number(esr_ohm, "esr_ohm", nonneg=True)
     freq = frequency_grid(frequency)
     m = rf.media.DefinedGammaZ0(freq, z0=50.0)
     leg = m.capacitor(c)
@@ -476,7 +465,7 @@ def skew(delay_s: float, *, frequency=None, name: str = "skew") -> Channel:
     Matched, lossless; it converts differential to common mode (Scd21) and closes
     the differential response near ``1 / (2 |delay|)``.
     """
-    tau = _num(delay_s, "delay_s")
+    tau = check.number(delay_s, "delay_s")
     freq = frequency_grid(frequency)
     m = rf.media.DefinedGammaZ0(freq, z0=50.0, gamma=2j * np.pi * freq.f / C0)
     longer = m.line(abs(tau) * C0, "m")
@@ -504,10 +493,10 @@ def terminate(
     """
     if not isinstance(channel, Channel) or channel.single_ended is None:
         raise ChannelError("terminate needs a full four-port Channel")
-    rt = _num(tx_ohm, "tx_ohm", positive=True) if tx_ohm is not None else 100.0
-    rr = _num(rx_ohm, "rx_ohm", positive=True) if rx_ohm is not None else 100.0
-    ct = _num(tx_cap_f, "tx_cap_f", nonneg=True)
-    cr = _num(rx_cap_f, "rx_cap_f", nonneg=True)
+    rt = check.number(tx_ohm, "tx_ohm", positive=True) if tx_ohm is not None else 100.0
+    rr = check.number(rx_ohm, "rx_ohm", positive=True) if rx_ohm is not None else 100.0
+    ct = check.number(tx_cap_f, "tx_cap_f", nonneg=True)
+    cr = check.number(rx_cap_f, "rx_cap_f", nonneg=True)
     freq = rf.Frequency.from_f(channel.f, unit="hz")
     m = rf.media.DefinedGammaZ0(freq, z0=50.0)
     out = channel

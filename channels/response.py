@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import signal
 
+from . import _validate as check
 from .errors import ChannelError
 from .grid import GridInfo
 
@@ -43,11 +44,13 @@ def rx_butterworth(f_hz: np.ndarray, bandwidth_hz: float, order: int = 4) -> np.
 
 
 def check_filters(rise_time_s: float | None, rx_bandwidth_hz: float | None, rx_filter_order: int) -> None:
-    if rise_time_s is not None and (not np.isfinite(rise_time_s) or rise_time_s < 0):
-        raise ChannelError(f"rise_time_s must be a finite value >= 0 s, got {rise_time_s}")
-    if rx_bandwidth_hz is not None and (not np.isfinite(rx_bandwidth_hz) or rx_bandwidth_hz <= 0):
-        raise ChannelError(f"rx_bandwidth_hz must be a finite value > 0 Hz, got {rx_bandwidth_hz}")
-    if not isinstance(rx_filter_order, (int, np.integer)) or not 1 <= rx_filter_order <= 12:
+    if rise_time_s is not None:
+        check.number(rise_time_s, "rise_time_s", nonneg=True)
+    if rx_bandwidth_hz is not None:
+        check.number(rx_bandwidth_hz, "rx_bandwidth_hz", positive=True)
+    if isinstance(rx_filter_order, bool) or not isinstance(rx_filter_order, (int, np.integer)) or not (
+        1 <= rx_filter_order <= 12
+    ):
         raise ChannelError(f"rx_filter_order must be an integer from 1 to 12, got {rx_filter_order}")
 
 

@@ -188,22 +188,54 @@ def _normalise_option_line(text: str, name: str) -> str:
     return text  # Touchstone 2 keyword files or files without option line: defaults apply
 
 
-def _diagnose_data(text: str, nports: int, name: str) -> str:
-    """Explain why data could not be parsed: first non-numeric token, or a truncated block."""
-    per_point = 1 + 2 * nports * nports
-    count = 0
+def _data_lines(text: str):
+    """``(line number, numeric tokens)`` of every data line (comments, option and keyword lines skipped)."""
     for lineno, line in enumerate(text.splitlines(), start=1):
         s = line.split("!", 1)[0].strip()
-        if not s or s[0] in "#[":
-            continue
-        for tok in s.split():
+        if s and s[0] not in "#[":
+            yield lineno, s.split()
+
+
+def _expected_layout(nports: int) -> list[int]:
+    """Numbers per line of one frequency point in Touchstone 1 layout: one line for 1 and 2
+    ports, otherwise each matrix row on its own lines, at most four pairs per line."""
+    if nports <= 2:
+        return [1 + 2 * nports * nports]
+    per_row = [2 * min(4, nports - 4 * k) for k in range((nports + 3) // 4)]
+    layout = per_row * nports
+    layout[0] += 1
+    return layout
+
+
+def _diagnose_data(text: str, nports: int, name: str) -> str:
+    """Explain why data could not be parsed: a non-numeric token, lines that do not have the
+    extension's layout, or a truncated last point."""
+    per_point = 1 + 2 * nports * nports
+    count = 0
+    lengths = []
+    for lineno, toks in _data_lines(text):
+        for tok in toks:
             try:
                 float(tok)
             except ValueError:
                 return f"line {lineno}: {tok!r} is not a number"
-            count += 1
+        count += len(toks)
+        lengths.append((lineno, len(toks)))
     if count == 0:
         return "no data lines"
+    layout = _expected_layout(nports)
+    if "[version]" not in text.lower():
+        for k, (lineno, n) in enumerate(lengths[: 4 * len(layout)]):
+            want = layout[k % len(layout)]
+            if n != want:
+                guess = [m for m in range(1, 33) if lengths and lengths[0][1] == _expected_layout(m)[0]
+                         and len(lengths) % len(_expected_layout(m)) == 0
+                         and all(ln == _expected_layout(m)[j % len(_expected_layout(m))]
+                                 for j, (_, ln) in enumerate(lengths[: 4 * len(_expected_layout(m))]))]
+                hint = f"; the lines look like a {guess[0]}-port file" if guess and guess[0] != nports else ""
+                return (
+                    f"line {lineno} holds {n} numbers where a {nports}-port file (the extension) has {want}{hint}"
+                )
     if count % per_point:
         return (
             f"truncated: {count} numbers is not a whole number of frequency points "
@@ -211,6 +243,28 @@ def _diagnose_data(text: str, nports: int, name: str) -> str:
             f"{count % per_point} of {per_point}"
         )
     return "the data could not be parsed"
+
+
+def _check_two_port_noise(text: str, name: str) -> None:
+    """Touchstone 1 two-port files start their noise block where the frequency steps back.
+    Real noise lines hold 5 numbers; a 9-number line after the step is network data on a
+    broken frequency axis, which scikit-rf would silently drop."""
+    last_f = None
+    in_noise = False
+    for lineno, toks in _data_lines(text):
+        try:
+            freq = float(toks[0])
+        except ValueError:
+            return
+        if len(toks) == 9:
+            if in_noise or (last_f is not None and freq <= last_f):
+                raise ChannelError(
+                    f"{name}: the frequency axis is not strictly increasing at line {lineno} "
+                    f"({freq:.6g} after {last_f:.6g}, in the file's unit)"
+                )
+            last_f = freq
+        elif len(toks) == 5 and last_f is not None and freq <= last_f:
+            in_noise = True
 
 
 def read_network(path: str | Path) -> rf.Network:
@@ -258,6 +312,8 @@ def read_network(path: str | Path) -> rf.Network:
         raise ChannelError(f"{path.name}: malformed Touchstone data: {why}") from exc
     ntwk.name = path.stem
     _check_network(ntwk, path.name, nports)
+    if nports == 2 and getattr(ntwk, "noisy", False):
+        _check_two_port_noise(text, path.name)
     return ntwk
 
 
@@ -288,13 +344,6 @@ def _check_network(ntwk: rf.Network, name: str, nports: int | None) -> None:
             f"{name}: NaN or infinite S-parameters at {int(bad.sum())} frequency points, "
             f"first at {f[i]:.6g} Hz"
         )
-    if getattr(ntwk, "noisy", False):
-        # Touchstone 1 two-port files switch to noise data when the frequency goes
-        # backwards; a network that ends up "noisy" with ragged data is a sign of a
-        # broken frequency axis rather than real noise parameters.
-        nf = np.asarray(ntwk.noise_freq.f) if ntwk.noise_freq is not None else np.array([])
-        if nf.size and np.any(np.diff(nf) <= 0):
-            raise ChannelError(f"{name}: the frequency axis is not strictly increasing")
 
 
 # ------------------------------------------------------------------ port order detection
