@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 import skrf as rf
@@ -24,9 +24,7 @@ from .errors import ChannelError
 from .grid import GridInfo, estimate_delay, fit_loss_trend, resample_response, uniform_frequencies
 from .quality import QualityReport, check_quality, enforce_passivity
 from .response import PulseResponse, StepResponse, check_filters, filter_response
-
-if TYPE_CHECKING:
-    from .touchstone import PortOrder
+from .touchstone import PortOrder, detect_port_order, port_order
 
 __all__ = ["Channel", "ILDResult", "cascade"]
 
@@ -189,8 +187,6 @@ class Channel:
         ``order`` is ``"auto"`` (detected from low-frequency transmission), a name
         such as ``"12_34"``, a :class:`PortOrder`, or ``((in+, in-), (out+, out-))``.
         """
-        from .touchstone import detect_port_order, port_order
-
         if ntwk.nports != 4:
             raise ChannelError(
                 f"{ntwk.name or 'network'} has {ntwk.nports} ports; a differential channel from a "

@@ -102,6 +102,11 @@ def _djordjevic_sarkar(f: np.ndarray, dk: float, df: float, f_ref: float) -> np.
     return eps_inf + delta * shape(f)
 
 
+def _permittivity(f: np.ndarray, dk: float, df: float, f_ref: float) -> np.ndarray:
+    """Djordjevic-Sarkar permittivity, or a constant ``dk`` for a lossless dielectric."""
+    return _djordjevic_sarkar(f, dk, df, f_ref) if df > 0 else np.full(np.shape(f), dk, dtype=complex)
+
+
 def _hammerstad(f: np.ndarray, roughness_rms_m: float, sigma: float) -> np.ndarray:
     if roughness_rms_m <= 0:
         return np.ones_like(f)
@@ -242,7 +247,7 @@ def diff_line(
             raise ChannelError("permittivity must be a finite complex array, one value per frequency")
         dk_ref = float(np.interp(f_ref_hz, f, eps.real))
     else:
-        eps = _djordjevic_sarkar(f, dk, df, f_ref_hz) if df > 0 else np.full(f.shape, dk, dtype=complex)
+        eps = _permittivity(f, dk, df, f_ref_hz)
         dk_ref = dk
     if r_dc > 0:
         zi = _internal_impedance(f, r_dc, perimeter_m, current_factor, roughness_rms_m, sigma)
@@ -319,7 +324,7 @@ def microstrip(
     freq = frequency_grid(frequency)
     eps_eff_static = (dk + 1) / 2 + (dk - 1) / 2 / np.sqrt(1 + 12 * h / w)
     q = (eps_eff_static - 1) / (dk - 1) if dk > 1 else 1.0
-    eps = _djordjevic_sarkar(freq.f, dk, df, f_ref_hz) if df > 0 else np.full(freq.f.shape, dk, dtype=complex)
+    eps = _permittivity(freq.f, dk, df, f_ref_hz)
     return diff_line(
         length_m, zdiff_ohm, dk=dk, df=df, f_ref_hz=f_ref_hz, zcomm_ohm=zcomm_ohm,
         r_dc_ohm_per_m=1.0 / (sigma * w * t), perimeter_m=w, current_factor=current_factor,
@@ -407,7 +412,7 @@ def via(
     if stub == 0:
         return barrel
     freq = frequency_grid(frequency)
-    eps = _djordjevic_sarkar(freq.f, dk, df, 10e9) if df > 0 else np.full(freq.f.shape, dk, dtype=complex)
+    eps = _permittivity(freq.f, dk, df, 10e9)
     gamma = 2j * np.pi * freq.f * np.sqrt(eps) / C0
     leg = rf.media.DefinedGammaZ0(freq, z0_port=50.0, z0=zdiff_ohm / 2, gamma=gamma)
     stub_leg = leg.shunt_delay_open(stub, "m")
