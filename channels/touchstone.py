@@ -223,18 +223,21 @@ def _diagnose_data(text: str, nports: int, name: str) -> str:
         lengths.append((lineno, len(toks)))
     if count == 0:
         return "no data lines"
-    layout = _expected_layout(nports)
     if "[version]" not in text.lower():
+        found = [n for _, n in lengths]
+
+        def fits(m: int) -> bool:
+            lay = _expected_layout(m)
+            return all(n == lay[k % len(lay)] for k, n in enumerate(found[: 4 * len(lay)]))
+
+        layout = _expected_layout(nports)
         for k, (lineno, n) in enumerate(lengths[: 4 * len(layout)]):
-            want = layout[k % len(layout)]
-            if n != want:
-                guess = [m for m in range(1, 33) if lengths and lengths[0][1] == _expected_layout(m)[0]
-                         and len(lengths) % len(_expected_layout(m)) == 0
-                         and all(ln == _expected_layout(m)[j % len(_expected_layout(m))]
-                                 for j, (_, ln) in enumerate(lengths[: 4 * len(_expected_layout(m))]))]
-                hint = f"; the lines look like a {guess[0]}-port file" if guess and guess[0] != nports else ""
+            if n != layout[k % len(layout)]:
+                other = next((m for m in range(1, 33) if m != nports and fits(m)), None)
+                hint = f"; the lines look like a {other}-port file" if other else ""
                 return (
-                    f"line {lineno} holds {n} numbers where a {nports}-port file (the extension) has {want}{hint}"
+                    f"line {lineno} holds {n} numbers where a {nports}-port file (the extension) "
+                    f"has {layout[k % len(layout)]}{hint}"
                 )
     if count % per_point:
         return (
