@@ -1,12 +1,42 @@
-"""linkmodel ``fec``: Reed-Solomon FEC codec and post-FEC error and latency analysis.
+"""linkmodel ``fec``: a fast Reed-Solomon codec and the post-FEC error and latency analysis.
 
-The codec and the analysis arrive with their own issue; this package already fixes
-the exception type the rest of the project relies on.
+>>> import fec
+>>> words = fec.KP4.encode(messages)          # (..., 514) symbols -> (..., 544)
+>>> res = fec.KP4.decode(words)               # corrected messages, counts, failures
+>>> fec.random_errors(fec.KP4, 2.4e-4).cer    # about 8.15e-13
+>>> fec.latency(fec.KP4, 106.25e9).total_s    # accumulation 51.2 ns + decoder logic
+
+Imports numpy, numba and scipy (exact binomial tails, Clopper-Pearson intervals) and
+nothing of the project's other packages (../shared/DESIGN.md).
 """
 
+from . import analysis, interleave, montecarlo
+from .analysis import BurstModel, PostFec, burst_errors, random_errors, required_ber
+from .codes import KP4, KR4, LL272, NAMED
+from .errors import FecError
+from .gf import GF2m, is_primitive
+from .latency import LatencyBreakdown, latency
+from .rs import DecodeResult, PatternResult, RSCode
 
-class FecError(ValueError):
-    """An impossible code, symbols out of range, wrong shapes or dtypes, or a BER outside [0, 0.5]."""
-
-
-__all__ = ["FecError"]
+__all__ = [
+    "BurstModel",
+    "DecodeResult",
+    "LatencyBreakdown",
+    "PostFec",
+    "analysis",
+    "burst_errors",
+    "interleave",
+    "latency",
+    "montecarlo",
+    "random_errors",
+    "required_ber",
+    "FecError",
+    "GF2m",
+    "KP4",
+    "KR4",
+    "LL272",
+    "NAMED",
+    "PatternResult",
+    "RSCode",
+    "is_primitive",
+]

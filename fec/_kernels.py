@@ -1,0 +1,296 @@
+"""Numba kernels of the Reed-Solomon codec (batch loops over codewords).
+
+Conventions (as :mod:`fec.rs`): a codeword ``c[0..n-1]`` is the polynomial
+``sum c[i] x^(n-1-i)`` (highest degree first), message first; the code's roots are
+``alpha^(b .. b+2t-1)``. ``gtab[f, j] = f * g_(j+1)`` for the monic generator
+``g(x) = x^2t + g_1 x^(2t-1) + ... + g_2t``.
+
+The decoder's first step is the encoder's LFSR run over the whole word: it leaves
+``c(x) x^2t mod g(x)``, zero exactly for codewords (``g(0) != 0``), so error-free
+words cost one pass and nothing more. Otherwise the syndromes come from that
+2t-symbol remainder, then Berlekamp-Massey, Chien search over the shortened
+positions only, and Forney.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# ----------------------------------------------------------------------------- helpers
+
+
+@njit(cache=True, inline="always")
+def _mul(a, b, exp, log):
+    if a == 0 or b == 0:
+        return 0
+    return exp[log[a] + log[b]]
+
+
+@njit(cache=True, inline="always")
+def _mul_log(a, lb, exp, log):
+    """a * alpha^lb for 0 <= lb < q - 1."""
+    if a == 0:
+        return 0
+    return exp[log[a] + lb]
+
+
+@njit(cache=True)
+def remainders(words, stop, gtab, rem):
+    """rem[c] = words[c, :stop](x) x^2t mod g(x) for every row: the division LFSR.
+
+    Four words advance together so that each one's table lookups overlap the others'
+    (the LFSR is latency-bound); about 1.3 ns per symbol and word on one core.
+    """
+    nb = words.shape[0]
+    p = gtab.shape[1]
+    r = np.zeros((4, p), dtype=gtab.dtype)
+    c0 = 0
+    while c0 + 4 <= nb:
+        r[:, :] = 0
+        for i in range(stop):
+            for w in range(4):
+                f = words[c0 + w, i] ^ r[w, 0]
+                for j in range(p - 1):
+                    r[w, j] = r[w, j + 1] ^ gtab[f, j]
+                r[w, p - 1] = gtab[f, p - 1]
+        for w in range(4):
+            for j in range(p):
+                rem[c0 + w, j] = r[w, j]
+        c0 += 4
+    for c in range(c0, nb):
+        r[0, :] = 0
+        for i in range(stop):
+            f = words[c, i] ^ r[0, 0]
+            for j in range(p - 1):
+                r[0, j] = r[0, j + 1] ^ gtab[f, j]
+            r[0, p - 1] = gtab[f, p - 1]
+        for j in range(p):
+            rem[c, j] = r[0, j]
+
+
+@njit(cache=True)
+def encode_batch(msgs, gtab, out):
+    """Systematic encoding: out[:, :k] = msgs, out[:, k:] = msgs(x) x^2t mod g(x)."""
+    nb, k = msgs.shape
+    p = gtab.shape[1]
+    rem = np.empty((nb, p), dtype=gtab.dtype)
+    remainders(msgs, k, gtab, rem)
+    for c in range(nb):
+        for i in range(k):
+            out[c, i] = msgs[c, i]
+        for j in range(p):
+            out[c, k + j] = rem[c, j]
+
+
+@njit(cache=True)
+def _syndromes_from_remainder(r, b, exp, log, q1, synd):
+    """S_j = c(alpha^(b+j)) from R(x) = c(x) x^2t mod g(x): S_j = R(alpha^(b+j)) alpha^(-2t(b+j))."""
+    p = r.size
+    for j in range(p):
+        e = (b + j) % q1
+        acc = 0
+        for i in range(p):
+            acc = _mul_log(acc, e, exp, log) ^ r[i]
+        synd[j] = _mul_log(acc, (q1 - (p * e) % q1) % q1, exp, log)
+
+
+@njit(cache=True)
+def _berlekamp_massey(synd, exp, log, q1, lam, bb, tmp):
+    """Error-locator polynomial lam (lam[0] = 1, ascending powers); returns its degree L."""
+    p = synd.size
+    lam[:] = 0
+    lam[0] = 1
+    bb[:] = 0
+    bb[0] = 1
+    big_l = 0
+    m = 1
+    bval = 1
+    for r in range(p):
+        d = synd[r]
+        for i in range(1, big_l + 1):
+            d ^= _mul(lam[i], synd[r - i], exp, log)
+        if d == 0:
+            m += 1
+            continue
+        lcoef = (log[d] - log[bval]) % q1  # log(d / b)
+        if 2 * big_l <= r:
+            tmp[:] = lam
+            for i in range(m, p + 1):
+                lam[i] ^= _mul_log(bb[i - m], lcoef, exp, log)
+            big_l = r + 1 - big_l
+            bb[:] = tmp
+            bval = d
+            m = 1
+        else:
+            for i in range(m, p + 1):
+                lam[i] ^= _mul_log(bb[i - m], lcoef, exp, log)
+            m += 1
+    return big_l
+
+
+@njit(cache=True)
+def _solve(synd, n, b, t, exp, log, q1, lam, bb, tmp, terms, omega, pos, val):
+    """From syndromes to error positions (array indices) and values.
+
+    Returns the number of errors found, or -1 when the word is not decodable
+    (locator degree above t, too few roots in the shortened range, zero values).
+    """
+    p = synd.size
+    big_l = _berlekamp_massey(synd, exp, log, q1, lam, bb, tmp)
+    if big_l > t or big_l == 0:
+        return -1
+    # Chien search over degree positions 0..n-1 (the shortened code's positions only), in
+    # the log domain: terms[i] = log(lam_i) - i * deg (mod q - 1), -1 for a zero coefficient
+    for i in range(1, big_l + 1):
+        terms[i] = log[lam[i]] if lam[i] != 0 else -1
+    found = 0
+    for deg in range(n):
+        s = 1  # lam_0
+        for i in range(1, big_l + 1):
+            lt = terms[i]
+            if lt >= 0:
+                s ^= exp[lt]
+                lt -= i
+                if lt < 0:
+                    lt += q1
+                terms[i] = lt
+        if s == 0:
+            pos[found] = deg
+            found += 1
+            if found == big_l:
+                break
+    if found != big_l:
+        return -1
+    # Forney: e = X^(1-b) Omega(X^-1) / Lambda'(X^-1), X = alpha^deg, Omega = S Lambda mod x^2t
+    for kk in range(p):
+        acc = 0
+        for i in range(min(kk, big_l) + 1):
+            acc ^= _mul(synd[kk - i], lam[i], exp, log)
+        omega[kk] = acc
+    for e in range(found):
+        deg = pos[e]
+        xinv = (q1 - deg % q1) % q1  # log of X^-1
+        num = 0
+        for kk in range(p - 1, -1, -1):  # Omega(X^-1) by Horner
+            num = _mul_log(num, xinv, exp, log) ^ omega[kk]
+        den = 0
+        for i in range(1, big_l + 1, 2):  # Lambda'(x) = sum over odd i of lam_i x^(i-1)
+            if lam[i] != 0:
+                den ^= _mul_log(lam[i], (xinv * (i - 1)) % q1, exp, log)
+        if num == 0 or den == 0:
+            return -1
+        lv = (log[num] - log[den] + ((1 - b) * deg) % q1) % q1
+        val[e] = exp[lv]
+        pos[e] = n - 1 - deg  # array index
+    return found
+
+
+@njit(cache=True)
+def decode_batch(words, k, t, b, gtab, exp, log, out_msgs, n_corr, failed):
+    """Decode a batch of words (nb, n) into messages; flags undecodable words."""
+    nb, n = words.shape
+    p = gtab.shape[1]
+    q1 = log.size - 1
+    rem = np.empty((nb, p), dtype=gtab.dtype)
+    remainders(words, n, gtab, rem)
+    synd = np.zeros(p, dtype=np.int32)
+    lam = np.zeros(p + 1, dtype=np.int32)
+    bb = np.zeros(p + 1, dtype=np.int32)
+    tmp = np.zeros(p + 1, dtype=np.int32)
+    terms = np.zeros(p + 1, dtype=np.int32)
+    omega = np.zeros(p, dtype=np.int32)
+    pos = np.zeros(p, dtype=np.int64)
+    val = np.zeros(p, dtype=np.int32)
+    for c in range(nb):
+        r = rem[c]
+        for i in range(k):
+            out_msgs[c, i] = words[c, i]
+        clean = True
+        for j in range(p):
+            if r[j] != 0:
+                clean = False
+                break
+        if clean:
+            n_corr[c] = 0
+            failed[c] = False
+            continue
+        _syndromes_from_remainder(r, b, exp, log, q1, synd)
+        nerr = _solve(synd, n, b, t, exp, log, q1, lam, bb, tmp, terms, omega, pos, val)
+        if nerr < 0:
+            n_corr[c] = 0
+            failed[c] = True
+            continue
+        for e in range(nerr):
+            if pos[e] < k:
+                out_msgs[c, pos[e]] ^= val[e]
+        n_corr[c] = nerr
+        failed[c] = False
+
+
+@njit(cache=True)
+def decode_error_patterns(errors, k, t, b, exp, log, status, weight, residual_symbols, residual_bits):
+    """Decode error patterns (nb, n) directly: syndromes from the non-zero symbols only.
+
+    status: 0 corrected (or clean), 1 decoder failure, 2 miscorrection. The residual
+    counts are the symbol and bit errors left in the message part.
+    """
+    nb, n = errors.shape
+    p = 2 * t
+    q1 = log.size - 1
+    synd = np.zeros(p, dtype=np.int32)
+    lam = np.zeros(p + 1, dtype=np.int32)
+    bb = np.zeros(p + 1, dtype=np.int32)
+    tmp = np.zeros(p + 1, dtype=np.int32)
+    terms = np.zeros(p + 1, dtype=np.int32)
+    omega = np.zeros(p, dtype=np.int32)
+    pos = np.zeros(p, dtype=np.int64)
+    val = np.zeros(p, dtype=np.int32)
+    fix = np.zeros(n, dtype=np.int32)
+    for c in range(nb):
+        synd[:] = 0
+        w = 0
+        for i in range(n):
+            v = errors[c, i]
+            if v != 0:
+                w += 1
+                lv = log[v]
+                deg = n - 1 - i
+                for j in range(p):
+                    synd[j] ^= exp[(lv + ((b + j) * deg) % q1) % q1]
+        weight[c] = w
+        if w == 0:
+            status[c] = 0
+            residual_symbols[c] = 0
+            residual_bits[c] = 0
+            continue
+        nerr = _solve(synd, n, b, t, exp, log, q1, lam, bb, tmp, terms, omega, pos, val)
+        rs_ = 0
+        rb = 0
+        if nerr < 0:
+            status[c] = 1
+            for i in range(k):
+                v = errors[c, i]
+                if v != 0:
+                    rs_ += 1
+                    while v:
+                        rb += v & 1
+                        v >>= 1
+        else:
+            for e in range(nerr):
+                fix[pos[e]] ^= val[e]
+            same = True
+            for i in range(n):
+                d = errors[c, i] ^ fix[i]
+                if d != 0:
+                    same = False
+                    if i < k:
+                        rs_ += 1
+                        while d:
+                            rb += d & 1
+                            d >>= 1
+            for e in range(nerr):
+                fix[pos[e]] = 0
+            status[c] = 0 if same else 2
+        residual_symbols[c] = rs_
+        residual_bits[c] = rb

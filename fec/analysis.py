@@ -1,0 +1,382 @@
+"""Post-FEC error analysis: random errors, burst errors, miscorrection, frame loss.
+
+Random errors (IEEE 802.3 practice; formulas in ../shared/REFERENCES.md)
+-----------------------------------------------------------------------
+With independent bit errors of probability ``p_b`` and ``m``-bit symbols,
+``p_s = 1 - (1 - p_b)^m``; a codeword fails when more than ``t`` of its ``n``
+symbols are wrong: ``CER = sum_(i>t) C(n,i) p_s^i (1-p_s)^(n-i)``; the symbols
+delivered wrong ``SER_out = sum_(i>t) (i/n) C(n,i) ...``; ``BER_out = SER_out p_b / p_s``.
+
+Burst errors
+------------
+A :class:`BurstModel` is a distribution of detector error *patterns* (level errors at
+consecutive UIs): geometric (802.3 studies, continuation probability ``a``) or driven
+by DFE taps (error propagation: a wrong decision feeds back the wrong ISI). Bursts
+start at random UIs as a Poisson process; each pattern, at every alignment against
+the FEC symbols and the interleave, puts ``h`` symbol errors into a given codeword.
+The codeword's total is compound Poisson (Panjer recursion), whence CER, SER, BER
+after the code. Bursts overlapping on one symbol are counted twice (conservative).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+from scipy import optimize, special, stats
+
+from .errors import FecError
+from .interleave import bits_per_ui, gray_bits, postcoder_errors
+from .rs import RSCode
+
+__all__ = [
+    "symbol_error_ratio",
+    "PostFec",
+    "random_errors",
+    "required_ber",
+    "miscorrection_probability",
+    "frame_loss_ratio",
+    "BurstModel",
+    "burst_errors",
+]
+
+
+def _probability(x, name: str, hi: float = 0.5) -> float:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        raise FecError(f"{name} must be a number, got {x!r}") from None
+    if not np.isfinite(v) or v < 0 or v > hi:
+        raise FecError(f"{name} must lie in [0, {hi}], got {x!r}")
+    return v
+
+
+def _code(code) -> RSCode:
+    if not isinstance(code, RSCode):
+        raise FecError(f"expected an RSCode, got {type(code).__name__}")
+    return code
+
+
+def symbol_error_ratio(ber: float, m: int = 10) -> float:
+    """Probability that an ``m``-bit symbol holds at least one of independent bit errors."""
+    ber = _probability(ber, "ber")
+    return float(-np.expm1(m * np.log1p(-ber)))
+
+
+@dataclass(frozen=True)
+class PostFec:
+    """Error ratios after the code (all probabilities, per codeword, symbol or bit).
+
+    Attributes
+    ----------
+    code : str
+    pre_fec_ber : float
+        Bit error ratio into the decoder.
+    pre_fec_ser : float
+        FEC symbol error ratio into the decoder.
+    cer : float
+        Codeword error ratio: codewords with more than t symbol errors.
+    ser_out, ber_out : float
+        Symbol and bit error ratios delivered.
+    miscorrection : float
+        Probability that a codeword with more than t errors is miscorrected (not flagged).
+    frame_loss_ratio : float or None
+        When a frame size was given.
+    model : str
+        ``"random"`` or the burst model's name.
+    """
+
+    code: str
+    pre_fec_ber: float
+    pre_fec_ser: float
+    cer: float
+    ser_out: float
+    ber_out: float
+    miscorrection: float
+    frame_loss_ratio: float | None
+    model: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def miscorrection_probability(code: RSCode) -> float:
+    """Probability that a word with more than t errors decodes to a wrong codeword.
+
+    ``sum_(i<=t) C(n,i) (q-1)^i / q^(2t)`` (the fraction of the space covered by the
+    decoding spheres; REFERENCES.md), with n the (shortened) length.
+    """
+    code = _code(code)
+    q = code.gf.q
+    i = np.arange(code.t + 1)
+    log_terms = special.gammaln(code.n + 1) - special.gammaln(i + 1) - special.gammaln(code.n - i + 1)
+    log_terms = log_terms + i * np.log(q - 1) - 2 * code.t * np.log(q)
+    return float(np.exp(special.logsumexp(log_terms)))
+
+
+def frame_loss_ratio(code: RSCode, cer: float, frame_bits: float) -> float:
+    """Probability that a frame of ``frame_bits`` payload bits meets a failed codeword.
+
+    A frame at a random offset overlaps on average ``1 + (L - 1) / K`` codewords of
+    ``K`` message bits: ``FLR = 1 - (1 - CER)^(1 + (L - 1)/K)``.
+    """
+    code = _code(code)
+    cer = _probability(cer, "cer", hi=1.0)
+    try:
+        L = float(frame_bits)
+    except (TypeError, ValueError):
+        raise FecError(f"frame_bits must be a number, got {frame_bits!r}") from None
+    if not np.isfinite(L) or L < 1:
+        raise FecError(f"frame_bits must be >= 1, got {frame_bits!r}")
+    spans = 1 + (L - 1) / code.message_bits
+    return float(-np.expm1(spans * np.log1p(-cer))) if cer < 1 else 1.0
+
+
+def random_errors(code: RSCode, ber: float, frame_bits: float | None = None) -> PostFec:
+    """Post-FEC ratios for independent bit errors at ``ber`` (see the module docstring)."""
+    code = _code(code)
+    ber = _probability(ber, "ber")
+    ps = symbol_error_ratio(ber, code.m)
+    n, t = code.n, code.t
+    cer = float(stats.binom.sf(t, n, ps))
+    i = np.arange(t + 1, n + 1)
+    ser_out = float(np.sum(i / n * stats.binom.pmf(i, n, ps)))
+    ber_out = ser_out * ber / ps if ps > 0 else 0.0
+    flr = frame_loss_ratio(code, cer, frame_bits) if frame_bits is not None else None
+    return PostFec(code.name, ber, ps, cer, ser_out, ber_out, miscorrection_probability(code), flr, "random")
+
+
+def required_ber(code: RSCode, target: float, metric: str = "cer") -> float:
+    """Largest pre-FEC BER (independent errors) meeting ``target`` for ``metric``
+    (``"cer"`` or ``"ber_out"``)."""
+    code = _code(code)
+    target = _probability(target, "target", hi=1.0)
+    if metric not in ("cer", "ber_out"):
+        raise FecError(f"metric must be 'cer' or 'ber_out', got {metric!r}")
+    if target <= 0:
+        raise FecError("target must be > 0")
+
+    def f(logb):
+        return np.log(getattr(random_errors(code, float(np.exp(logb))), metric) + 1e-320) - np.log(target)
+
+    lo, hi = np.log(1e-12), np.log(0.5)
+    if f(hi) < 0:
+        return 0.5
+    if f(lo) > 0:
+        raise FecError(f"target {target:g} is below what {code.name} reaches even at BER 1e-12")
+    return float(np.exp(optimize.brentq(f, lo, hi, xtol=1e-12, rtol=1e-10)))
+
+
+# ------------------------------------------------------------------------- bursts
+@dataclass(frozen=True, eq=False)
+class BurstModel:
+    """A distribution of detector error patterns (one per burst).
+
+    Attributes
+    ----------
+    patterns : tuple of ndarray
+        Level errors at consecutive UIs, first and last non-zero.
+    probabilities : ndarray
+        Probability of each pattern given that a burst starts (sums to 1).
+    truncated : float
+        Probability mass dropped by the enumeration (tail below ``tail``).
+    name : str
+    start_rate : float or None
+        Bursts per UI, when the model knows it (DFE model: the isolated-error ratio).
+    """
+
+    patterns: tuple
+    probabilities: np.ndarray
+    truncated: float
+    name: str
+    start_rate: float | None = None
+    modulation: str = "pam4"
+
+    @property
+    def mean_errors(self) -> float:
+        """Mean detector errors (UIs in error) per burst."""
+        return float(sum(p * np.count_nonzero(x) for x, p in zip(self.patterns, self.probabilities)))
+
+    @property
+    def mean_span(self) -> float:
+        """Mean span in UI from the first to the last error."""
+        return float(sum(p * len(x) for x, p in zip(self.patterns, self.probabilities)))
+
+    def length_pmf(self, max_len: int = 64) -> np.ndarray:
+        """P(span = L) for L = 0 .. max_len."""
+        out = np.zeros(max_len + 1)
+        for x, p in zip(self.patterns, self.probabilities):
+            if len(x) <= max_len:
+                out[len(x)] += p
+        return out
+
+    @classmethod
+    def geometric(cls, a: float = 0.75, alternating: bool = True, tail: float = 1e-15,
+                  modulation: str = "pam4") -> "BurstModel":
+        """Bursts of ``L`` consecutive errors with ``P(L) = (1 - a) a^(L-1)`` (802.3 studies use
+        ``a = 0.75``); the errors alternate in sign (as a DFE with a positive first tap makes
+        them) unless ``alternating=False``."""
+        a = _probability(a, "a", hi=0.999)
+        bits_per_ui(modulation)
+        lmax = 1 if a == 0 else max(1, int(np.ceil(np.log(tail) / np.log(a))) + 1)
+        lengths = np.arange(1, lmax + 1)
+        probs = (1 - a) * a ** (lengths - 1)
+        pats = tuple(
+            (np.where(np.arange(L) % 2 == 0, 1, -1) if alternating else np.ones(L, dtype=np.int64)).astype(np.int64)
+            for L in lengths
+        )
+        total = probs.sum()
+        return cls(pats, probs / total, float(1 - total), f"geometric(a={a:g})", None, str(modulation).lower())
+
+    @classmethod
+    def dfe(cls, taps, der0: float, modulation: str = "pam4", tail: float = 1e-12, max_span: int = 256
+            ) -> "BurstModel":
+        """Error propagation through a DFE with ``taps`` (normalised to the main cursor).
+
+        A decision error of ``e`` levels makes the DFE subtract the wrong ISI: the next
+        samples are offset by ``-2 sum_i b_i e_(t-i)`` half-level-spacings. With Gaussian
+        noise set so that an undisturbed decision errs with probability ``der0`` (the
+        detector error ratio without propagation, COM's DER0), a decision errs by +1
+        level with probability ``(M-1)/M Q((1 - delta)/sigma)`` and by -1 with
+        ``(M-1)/M Q((1 + delta)/sigma)``. Bursts are enumerated exactly (depth-first)
+        until ``len(taps)`` correct decisions in a row end them; patterns less likely than
+        ``tail`` are dropped (their mass is :attr:`truncated`).
+        """
+        b = np.atleast_1d(np.asarray(taps, dtype=float))
+        if b.ndim != 1 or b.size == 0 or b.size > 6 or not np.all(np.isfinite(b)):
+            raise FecError(f"taps must be 1 to 6 finite values, got {taps!r}")
+        if np.any(np.abs(b) >= 1):
+            raise FecError(f"DFE taps are normalised to the main cursor and must lie in (-1, 1), got {taps!r}")
+        der0 = _probability(der0, "der0", hi=0.5)
+        if der0 <= 0:
+            raise FecError("der0 must be > 0")
+        M = 4 if bits_per_ui(modulation) == 2 else 2
+        w = (M - 1) / M
+        sigma = 1.0 / stats.norm.isf(der0 / (2 * w))
+        N = b.size
+
+        def probs(hist):
+            delta = -2.0 * float(np.dot(b, hist))
+            return (w * stats.norm.sf((1 - delta) / sigma), w * stats.norm.sf((1 + delta) / sigma))
+
+        patterns, weights = [], []
+        dropped = 0.0
+        # stack entries: (errors so far as list, probability, trailing zeros)
+        stack = [([1], 0.5, 0), ([-1], 0.5, 0)]
+        while stack:
+            errs, p, zeros = stack.pop()
+            if zeros >= N:
+                patterns.append(np.array(errs[: len(errs) - zeros], dtype=np.int64))
+                weights.append(p)
+                continue
+            if len(errs) >= max_span:
+                dropped += p
+                continue
+            hist = np.zeros(N)
+            recent = errs[::-1][:N]
+            hist[: len(recent)] = recent
+            pu, pd = probs(hist)
+            pz = max(0.0, 1.0 - pu - pd)
+            for e, pe in ((0, pz), (1, pu), (-1, pd)):
+                q = p * pe
+                if q < tail:
+                    dropped += q
+                    continue
+                stack.append((errs + [e], q, zeros + 1 if e == 0 else 0))
+        weights = np.array(weights)
+        total = weights.sum()
+        name = f"dfe(taps={list(np.round(b, 4))}, der0={der0:g})"
+        return cls(tuple(patterns), weights / total, float(dropped), name, der0, str(modulation).lower())
+
+
+def _hits(pattern: np.ndarray, code: RSCode, interleave: int, precoded: bool, modulation: str):
+    """Symbol errors one burst puts into one codeword, over all alignments.
+
+    Returns (h values, weights, bit errors) for every (UI phase, interleave phase).
+    """
+    bpu = bits_per_ui(modulation)
+    upsym = code.m // bpu  # UIs per FEC symbol
+    ui = np.flatnonzero(pattern)
+    err = pattern[ui]
+    if precoded:
+        ui, err = postcoder_errors(ui, err)
+    bits = gray_bits(err) if bpu == 2 else (err % 2 != 0).astype(np.int64)
+    hs, bs = [], []
+    for o in range(upsym):
+        sym = (ui + o) // upsym
+        uniq, inv = np.unique(sym, return_inverse=True)
+        sbits = np.bincount(inv, weights=bits)
+        for phase in range(interleave):
+            mine = (uniq + phase) % interleave == 0
+            hs.append(int(mine.sum()))
+            bs.append(float(sbits[mine].sum()))
+    hs = np.array(hs)
+    return hs, np.full(hs.size, 1.0 / hs.size), np.array(bs)
+
+
+def burst_errors(
+    code: RSCode,
+    model: BurstModel,
+    der: float | None = None,
+    interleave: int = 1,
+    precoded: bool = False,
+    frame_bits: float | None = None,
+) -> PostFec:
+    """Post-FEC ratios when detector errors come in bursts drawn from ``model``.
+
+    Parameters
+    ----------
+    der : float, optional
+        Detector (UI) error ratio including the bursts; bursts start at rate
+        ``der / model.mean_errors`` per UI. Default: the model's own start rate (DFE model).
+    interleave : int
+        Symbol interleaving depth.
+    precoded : bool
+        Whether the 1/(1+D) mod 4 precoder is on (PAM4).
+    """
+    code = _code(code)
+    if not isinstance(model, BurstModel):
+        raise FecError(f"model must be a BurstModel, got {type(model).__name__}")
+    if isinstance(interleave, bool) or not isinstance(interleave, (int, np.integer)) or interleave < 1:
+        raise FecError(f"interleave must be a positive integer, got {interleave!r}")
+    if der is None:
+        if model.start_rate is None:
+            raise FecError("give der (the detector error ratio): this burst model has no start rate of its own")
+        rate = model.start_rate
+        der = rate * model.mean_errors
+    else:
+        der = _probability(der, "der")
+        rate = der / model.mean_errors
+    bpu = bits_per_ui(model.modulation)
+    ui_per_block = interleave * code.n * code.m // bpu
+    mu = rate * ui_per_block  # bursts per interleaved block
+    n, t = code.n, code.t
+    sev = np.zeros(n + 1)
+    bits_total = 0.0
+    hits_total = 0.0
+    for pat, p in zip(model.patterns, model.probabilities):
+        hs, wts, bs = _hits(pat, code, interleave, precoded, model.modulation)
+        np.add.at(sev, np.minimum(hs, n), p * wts)
+        bits_total += p * float(np.dot(wts, bs))
+        hits_total += p * float(np.dot(wts, hs))
+    # compound Poisson by Panjer recursion on the non-zero severities
+    p0 = sev[0]
+    lam = mu * (1 - p0)
+    fpos = sev / (1 - p0) if p0 < 1 else np.zeros_like(sev)
+    fpos[0] = 0.0
+    g = np.zeros(n + 1)
+    g[0] = np.exp(-lam)
+    h = np.arange(n + 1)
+    for s in range(1, n + 1):
+        g[s] = lam / s * np.dot(h[1 : s + 1] * fpos[1 : s + 1], g[s - 1 :: -1][:s])
+    cer = float(g[t + 1 :].sum())
+    ser_out = float(np.dot(h[t + 1 :] / n, g[t + 1 :]))
+    bits_per_hit = bits_total / hits_total if hits_total > 0 else 1.0
+    ber_out = ser_out * bits_per_hit / code.m
+    # pre-FEC ratios: bits_total and hits_total are per burst and per codeword (averaged
+    # over the interleave phase), so a burst holds interleave * bits_total bit errors
+    pre_ber = rate * bits_total * interleave / bpu
+    pre_ser = mu * hits_total / n
+    flr = frame_loss_ratio(code, cer, frame_bits) if frame_bits is not None else None
+    return PostFec(code.name, float(pre_ber), float(pre_ser), cer, ser_out, float(ber_out),
+                   miscorrection_probability(code), flr, model.name + (" precoded" if precoded else ""))

@@ -1,0 +1,122 @@
+"""FEC latency: what a codeword costs between its first bit in and its first bit out.
+
+The breakdown of a hardware decoder (all in seconds):
+
+* ``accumulation``: the whole (interleaved) codeword block must arrive before it can
+  be corrected, ``I n m / (lanes * lane_rate)`` (one KP4 codeword at 106.25 Gb/s:
+  544 x 10 / 106.25e9 = 51.2 ns; REFERENCES.md).
+* ``syndrome``: syndromes are computed as symbols arrive; what remains after the last
+  symbol is the pipeline tail, ``syndrome_cycles`` clock cycles.
+* ``key_equation``: Berlekamp-Massey (or an equivalent), one iteration per clock, ``2t + 1``
+  cycles by default.
+* ``chien_forney``: with a parallel search the first corrected symbol leaves after the
+  pipeline, ``chien_cycles``; with ``streaming=False`` the whole search
+  ``ceil(n / symbols_per_clock)`` cycles comes first.
+
+Defaults follow an 802.3dj study's budget of about 3 + 31 + 3 ns of logic at 1 GHz
+(secondary source, REFERENCES.md); ``correct=False`` models a decoder that only
+detects (bypass), leaving accumulation and the syndrome tail.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+from .errors import FecError
+from .rs import RSCode
+
+__all__ = ["LatencyBreakdown", "latency"]
+
+
+@dataclass(frozen=True)
+class LatencyBreakdown:
+    """One decoder's latency, term by term (s)."""
+
+    code: str
+    lane_rate_bps: float
+    lanes: int
+    interleave: int
+    clock_hz: float
+    accumulation_s: float
+    syndrome_s: float
+    key_equation_s: float
+    chien_forney_s: float
+    total_s: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _pos(x, name: str) -> float:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        raise FecError(f"{name} must be a number, got {x!r}") from None
+    if not math.isfinite(v) or v <= 0:
+        raise FecError(f"{name} must be a finite value > 0, got {x!r}")
+    return v
+
+
+def _count(x, name: str, lo: int = 0) -> int:
+    if isinstance(x, bool) or not isinstance(x, int) or x < lo:
+        raise FecError(f"{name} must be an integer >= {lo}, got {x!r}")
+    return x
+
+
+def latency(
+    code: RSCode,
+    lane_rate: float,
+    lanes: int = 1,
+    interleave: int = 1,
+    *,
+    clock_hz: float = 1e9,
+    symbols_per_clock: int = 32,
+    syndrome_cycles: int = 3,
+    key_equation_cycles: int | None = None,
+    chien_cycles: int = 3,
+    streaming: bool = True,
+    correct: bool = True,
+) -> LatencyBreakdown:
+    """Latency breakdown of decoding ``code`` on ``lanes`` lanes of ``lane_rate`` bit/s.
+
+    Parameters
+    ----------
+    code : RSCode
+    lane_rate : float
+        Line rate of one lane (bit/s), e.g. 106.25e9.
+    lanes, interleave : int
+        Lanes the codeword is striped over; codewords interleaved per block.
+    clock_hz : float
+        Decoder clock (Hz).
+    symbols_per_clock : int
+        Datapath parallelism of the Chien search when not streaming.
+    syndrome_cycles, chien_cycles : int
+        Pipeline tails (cycles) after the last symbol and before the first output.
+    key_equation_cycles : int, optional
+        Default ``2 t + 1`` (one Berlekamp-Massey iteration per cycle).
+    streaming : bool
+        Corrections applied as the search proceeds (True) or after the full search.
+    correct : bool
+        False: detection only (correction bypassed).
+    """
+    if not isinstance(code, RSCode):
+        raise FecError(f"expected an RSCode, got {type(code).__name__}")
+    rate = _pos(lane_rate, "lane_rate")
+    lanes = _count(lanes, "lanes", 1)
+    interleave = _count(interleave, "interleave", 1)
+    clk = _pos(clock_hz, "clock_hz")
+    par = _count(symbols_per_clock, "symbols_per_clock", 1)
+    syn = _count(syndrome_cycles, "syndrome_cycles")
+    chien = _count(chien_cycles, "chien_cycles")
+    key = 2 * code.t + 1 if key_equation_cycles is None else _count(key_equation_cycles, "key_equation_cycles")
+    acc = interleave * code.n * code.m / (lanes * rate)
+    syn_s = syn / clk
+    key_s = key / clk if correct else 0.0
+    if not correct:
+        cf = 0.0
+    elif streaming:
+        cf = chien / clk
+    else:
+        cf = (math.ceil(code.n / par) + chien) / clk
+    return LatencyBreakdown(code.name, rate, lanes, interleave, clk, acc, syn_s, key_s, cf, acc + syn_s + key_s + cf)

@@ -1,0 +1,184 @@
+"""Post-FEC analysis against the reference figures and against Monte Carlo through the decoder."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fec
+from fec import FecError, analysis as A, montecarlo as MC
+
+
+def test_random_error_figures_match_references():
+    """REFERENCES.md: at p_b = 2.4e-4, KP4 p_s 2.397e-3, CER 8.15e-13, BER_out 2.41e-15;
+    KR4 CER 5.15e-5; CER 1e-13 needs p_b 2.08e-4 (KP4) and 1.72e-5 (KR4)."""
+    kp4 = A.random_errors(fec.KP4, 2.4e-4)
+    assert kp4.pre_fec_ser == pytest.approx(2.397e-3, rel=1e-3)
+    assert kp4.cer == pytest.approx(8.15e-13, rel=2e-3)
+    assert kp4.ber_out == pytest.approx(2.41e-15, rel=2e-3)
+    assert A.random_errors(fec.KR4, 2.4e-4).cer == pytest.approx(5.15e-5, rel=2e-3)
+    assert A.required_ber(fec.KP4, 1e-13) == pytest.approx(2.08e-4, rel=3e-3)
+    assert A.required_ber(fec.KR4, 1e-13) == pytest.approx(1.72e-5, rel=3e-3)
+    # the inverse inverts
+    b = A.required_ber(fec.KP4, 1e-15, metric="ber_out")
+    assert A.random_errors(fec.KP4, b).ber_out == pytest.approx(1e-15, rel=1e-6)
+
+
+@pytest.mark.parametrize("ber", [1e-3, 5e-4, 3e-4])
+def test_kr4_analytic_cer_agrees_with_monte_carlo_through_the_decoder(ber):
+    mc = MC.random_stream(fec.KR4, ber, n_codewords=60_000, seed=int(ber * 1e7))
+    an = A.random_errors(fec.KR4, ber)
+    wide = MC.Estimate.of(mc.cer.count, mc.cer.trials, 0.999)
+    assert wide.contains(an.cer), (mc.cer, an.cer)
+    assert mc.pre_fec_ber.value == pytest.approx(ber, rel=0.02)
+    if mc.cer.count > 100:
+        assert MC.Estimate.of(mc.ber_out.count, mc.ber_out.trials, 0.999).low < an.ber_out * 1.3
+        assert mc.ber_out.value == pytest.approx(an.ber_out, rel=0.3)
+
+
+def test_miscorrection_is_rare_for_kp4_and_measurable_for_kr4():
+    assert A.miscorrection_probability(fec.KP4) < 1e-16
+    assert 1e-6 < A.miscorrection_probability(fec.KR4) < 3e-6
+
+
+def test_frame_loss_ratio():
+    cer = 1e-10
+    short = A.frame_loss_ratio(fec.KP4, cer, 512)  # a 64-byte frame
+    long = A.frame_loss_ratio(fec.KP4, cer, 12_144)  # a 1518-byte frame
+    assert short == pytest.approx(cer * (1 + 511 / 5140), rel=1e-6)
+    assert long == pytest.approx(cer * (1 + 12_143 / 5140), rel=1e-6)
+    r = A.random_errors(fec.KP4, 2.4e-4, frame_bits=12_144)
+    assert r.frame_loss_ratio == pytest.approx(r.cer * (1 + 12_143 / 5140), rel=1e-6)
+
+
+def test_single_error_bursts_reduce_to_random_errors():
+    g = A.BurstModel.geometric(0.0)
+    b = A.burst_errors(fec.KP4, g, der=4.8e-4)  # PAM4: one bit per detector error, 2 bits per UI
+    r = A.random_errors(fec.KP4, 2.4e-4)
+    assert b.pre_fec_ber == pytest.approx(2.4e-4, rel=1e-9)
+    assert b.cer == pytest.approx(r.cer, rel=0.3)  # Poisson symbol errors vs binomial bits
+
+
+def _mc_vs_analysis(model, der, interleave, precoded, n_cw, seed):
+    mc = MC.burst_stream(fec.KR4, model, n_cw, der=der, seed=seed, interleave=interleave, precoded=precoded)
+    an = A.burst_errors(fec.KR4, model, der=der, interleave=interleave, precoded=precoded)
+    return mc, an
+
+
+@pytest.mark.parametrize("interleave, precoded", [(1, False), (2, False), (1, True)])
+def test_burst_analysis_agrees_with_monte_carlo(interleave, precoded):
+    g = A.BurstModel.geometric(0.75)
+    mc, an = _mc_vs_analysis(g, 3e-3, interleave, precoded, 60_000, seed=interleave + 10 * precoded)
+    assert mc.pre_fec_ser.value == pytest.approx(an.pre_fec_ser, rel=0.05)
+    assert mc.pre_fec_ber.value == pytest.approx(an.pre_fec_ber, rel=0.05)
+    wide = MC.Estimate.of(mc.cer.count, mc.cer.trials, 0.999)
+    # the analysis is slightly conservative (overlapping bursts, bursts across codewords)
+    assert wide.low <= an.cer <= wide.high * 1.15, (mc.cer, an.cer)
+
+
+def test_interleaving_and_precoding_cut_burst_damage():
+    g = A.BurstModel.geometric(0.75)
+    base = A.burst_errors(fec.KP4, g, der=1e-3)
+    assert A.burst_errors(fec.KP4, g, der=1e-3, interleave=2).cer < base.cer / 100
+    pre = A.burst_errors(fec.KP4, g, der=1e-3, precoded=True)
+    assert pre.cer < base.cer / 30
+    # the precoder turns each alternating burst into two errors: BER = rate * 2 bits / 2 bits per UI
+    assert pre.pre_fec_ber == pytest.approx(1e-3 / g.mean_errors, rel=1e-6)
+
+
+def _simulate_dfe(taps, sigma, n_ui, seed):
+    """Slow plain-numpy PAM4 DFE: decisions feed back their own (possibly wrong) levels."""
+    rng = np.random.default_rng(seed)
+    levels = np.array([-3.0, -1.0, 1.0, 3.0])
+    tx = rng.integers(0, 4, n_ui)
+    noise = rng.normal(0, sigma, n_ui)
+    b = np.asarray(taps)
+    dec = np.zeros(n_ui, dtype=np.int64)
+    hist_tx = np.zeros(b.size)
+    hist_dec = np.zeros(b.size)
+    for k in range(n_ui):
+        # channel ISI from the sent symbols, cancelled with the decided ones
+        y = levels[tx[k]] + np.dot(b, hist_tx) - np.dot(b, hist_dec) + noise[k]
+        d = int(np.clip(np.round((y + 3) / 2), 0, 3))
+        dec[k] = d
+        hist_tx = np.roll(hist_tx, 1)
+        hist_tx[0] = levels[tx[k]]
+        hist_dec = np.roll(hist_dec, 1)
+        hist_dec[0] = levels[d]
+    return dec - tx
+
+
+def test_dfe_burst_model_matches_a_simulated_dfe():
+    taps, der0 = [0.6], 1e-2
+    model = A.BurstModel.dfe(taps, der0)
+    # sigma in level half-spacings, as the model derives it
+    from scipy import stats
+
+    sigma = 1 / stats.norm.isf(der0 / 1.5)
+    err = _simulate_dfe(taps, sigma, 150_000, seed=1)
+    # bursts: runs of errors ended by one correct decision (one tap)
+    nz = err != 0
+    starts = np.flatnonzero(nz & ~np.r_[False, nz[:-1]])
+    ends = np.flatnonzero(nz & ~np.r_[nz[1:], False])
+    lengths = ends - starts + 1
+    pmf = model.length_pmf(6)[1:]
+    measured = np.bincount(lengths, minlength=8)[1:7] / lengths.size
+    se = np.sqrt(pmf[:4] * (1 - pmf[:4]) / lengths.size)  # about 1500 bursts
+    assert np.all(np.abs(measured[:4] - pmf[:4]) < 3.5 * se), (measured[:4], pmf[:4])
+    # a positive tap makes the errors alternate in sign
+    pairs = err[starts[lengths >= 2]] * err[starts[lengths >= 2] + 1]
+    assert np.mean(pairs < 0) > 0.95
+    assert lengths.size / err.size == pytest.approx(model.start_rate, rel=0.15)
+
+
+def test_dfe_propagation_grows_with_the_tap():
+    weak, strong = A.BurstModel.dfe([0.2], 1e-4), A.BurstModel.dfe([0.8], 1e-4)
+    assert weak.mean_errors < 1.1 < 2.0 < strong.mean_errors
+    pw = A.burst_errors(fec.KP4, weak)
+    ps = A.burst_errors(fec.KP4, strong)
+    assert ps.cer > 100 * pw.cer
+    # the precoder rescues the strong tap
+    assert A.burst_errors(fec.KP4, strong, precoded=True).cer < ps.cer / 100
+    two = A.BurstModel.dfe([0.5, 0.2], 1e-4)
+    assert two.truncated < 1e-6 and abs(two.probabilities.sum() - 1) < 1e-12
+
+
+def test_latency_breakdown_terms():
+    lat = fec.latency(fec.KP4, 106.25e9)
+    assert lat.accumulation_s == pytest.approx(51.2e-9, rel=1e-12)  # REFERENCES.md
+    assert lat.key_equation_s == pytest.approx(31e-9)
+    assert lat.total_s == pytest.approx(51.2e-9 + 3e-9 + 31e-9 + 3e-9)
+    assert fec.latency(fec.KP4, 106.25e9, interleave=2).accumulation_s == pytest.approx(102.4e-9)
+    assert fec.latency(fec.KP4, 53.125e9, lanes=2).accumulation_s == pytest.approx(51.2e-9)
+    assert fec.latency(fec.KR4, 25.78125e9).accumulation_s == pytest.approx(5280 / 25.78125e9)
+    slow = fec.latency(fec.KP4, 106.25e9, streaming=False, symbols_per_clock=16)
+    assert slow.chien_forney_s == pytest.approx((34 + 3) / 1e9)
+    bypass = fec.latency(fec.KP4, 106.25e9, correct=False)
+    assert bypass.total_s == pytest.approx(51.2e-9 + 3e-9)
+    ll = fec.latency(fec.LL272, 106.25e9)
+    assert ll.accumulation_s == pytest.approx(25.6e-9) and ll.total_s < lat.total_s
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: A.random_errors(fec.KP4, 0.6), r"\[0, 0.5\]"),
+        (lambda: A.random_errors(fec.KP4, -1e-3), r"\[0, 0.5\]"),
+        (lambda: A.random_errors(fec.KP4, float("nan")), r"\[0, 0.5\]"),
+        (lambda: A.random_errors(fec.KP4, "x"), "number"),
+        (lambda: A.random_errors("KP4", 1e-4), "RSCode"),
+        (lambda: A.required_ber(fec.KP4, 1e-13, metric="fer"), "metric"),
+        (lambda: A.burst_errors(fec.KP4, A.BurstModel.geometric(), der=0.7), r"\[0, 0.5\]"),
+        (lambda: A.burst_errors(fec.KP4, A.BurstModel.geometric()), "der"),
+        (lambda: A.BurstModel.dfe([1.2], 1e-4), "taps"),
+        (lambda: A.BurstModel.dfe([0.5], 0.0), "der0"),
+        (lambda: A.BurstModel.geometric(1.5), "a must"),
+        (lambda: fec.latency(fec.KP4, -1), "lane_rate"),
+        (lambda: fec.latency(fec.KP4, 1e9, lanes=0), "lanes"),
+        (lambda: MC.random_stream(fec.KP4, 1e-4, 3, interleave=2), "multiple"),
+        (lambda: fec.interleave.bits_per_ui("pam8"), "modulation"),
+    ],
+)
+def test_bad_inputs_raise_fec_error(call, match):
+    with pytest.raises(FecError, match=match):
+        call()
