@@ -40,7 +40,8 @@ def remainders(words, stop, gtab, rem):
     """rem[c] = words[c, :stop](x) x^2t mod g(x) for every row: the division LFSR.
 
     Four words advance together so that each one's table lookups overlap the others'
-    (the LFSR is latency-bound); about 1.3 ns per symbol and word on one core.
+    (the LFSR is latency-bound): about 2.7 us per KP4 word on one core here, twice as
+    fast as one word at a time.
     """
     nb = words.shape[0]
     p = gtab.shape[1]
@@ -84,15 +85,18 @@ def encode_batch(msgs, gtab, out):
 
 
 @njit(cache=True)
-def _syndromes_from_remainder(r, b, exp, log, q1, synd):
-    """S_j = c(alpha^(b+j)) from R(x) = c(x) x^2t mod g(x): S_j = R(alpha^(b+j)) alpha^(-2t(b+j))."""
+def _syndromes_from_remainder(r, slog, exp, log, synd):
+    """S_j = c(alpha^(b+j)) from R(x) = c(x) x^2t mod g(x) = sum_i r_i x^(2t-1-i):
+    S_j = R(alpha^(b+j)) alpha^(-2t(b+j)) = sum_i r_i alpha^(-(b+j)(i+1)), with
+    slog[i, j] = -(b+j)(i+1) mod (q-1) precomputed."""
     p = r.size
-    for j in range(p):
-        e = (b + j) % q1
-        acc = 0
-        for i in range(p):
-            acc = _mul_log(acc, e, exp, log) ^ r[i]
-        synd[j] = _mul_log(acc, (q1 - (p * e) % q1) % q1, exp, log)
+    synd[:] = 0
+    for i in range(p):
+        if r[i] != 0:
+            lr = log[r[i]]
+            row = slog[i]
+            for j in range(p):
+                synd[j] ^= exp[lr + row[j]]
 
 
 @njit(cache=True)
@@ -130,7 +134,7 @@ def _berlekamp_massey(synd, exp, log, q1, lam, bb, tmp):
 
 
 @njit(cache=True)
-def _solve(synd, n, b, t, exp, log, q1, lam, bb, tmp, terms, omega, pos, val):
+def _solve(synd, n, b, t, exp, log, q1, steps, lam, bb, tmp, terms, nzi, acc, omega, pos, val):
     """From syndromes to error positions (array indices) and values.
 
     Returns the number of errors found, or -1 when the word is not decodable
@@ -141,25 +145,36 @@ def _solve(synd, n, b, t, exp, log, q1, lam, bb, tmp, terms, omega, pos, val):
     if big_l > t or big_l == 0:
         return -1
     # Chien search over degree positions 0..n-1 (the shortened code's positions only), in
-    # the log domain: terms[i] = log(lam_i) - i * deg (mod q - 1), -1 for a zero coefficient
+    # blocks of W positions: for each non-zero lam_i (log l_i), lam_i alpha^(-i deg) is
+    # exp[l_i - i deg mod (q-1)]; steps[i, w] = i w mod (q-1) makes each block a vectorisable
+    # gather-and-XOR.
+    W = steps.shape[1]
+    nt = 0
     for i in range(1, big_l + 1):
-        terms[i] = log[lam[i]] if lam[i] != 0 else -1
+        if lam[i] != 0:
+            nzi[nt] = i
+            terms[nt] = log[lam[i]]
+            nt += 1
     found = 0
-    for deg in range(n):
-        s = 1  # lam_0
-        for i in range(1, big_l + 1):
-            lt = terms[i]
-            if lt >= 0:
-                s ^= exp[lt]
-                lt -= i
-                if lt < 0:
-                    lt += q1
-                terms[i] = lt
-        if s == 0:
-            pos[found] = deg
-            found += 1
-            if found == big_l:
-                break
+    for d0 in range(0, n, W):
+        acc[:] = 1  # lam_0
+        for kk in range(nt):
+            i = nzi[kk]
+            base = terms[kk] + q1
+            st = steps[i]
+            for w in range(W):
+                acc[w] ^= exp[base - st[w]]
+            nb = terms[kk] - st[W - 1] - i
+            while nb < 0:
+                nb += q1
+            terms[kk] = nb
+        for w in range(W):
+            if acc[w] == 0 and d0 + w < n:
+                if found < pos.size:
+                    pos[found] = d0 + w
+                found += 1
+        if found >= big_l:
+            break
     if found != big_l:
         return -1
     # Forney: e = X^(1-b) Omega(X^-1) / Lambda'(X^-1), X = alpha^deg, Omega = S Lambda mod x^2t
@@ -187,7 +202,7 @@ def _solve(synd, n, b, t, exp, log, q1, lam, bb, tmp, terms, omega, pos, val):
 
 
 @njit(cache=True)
-def decode_batch(words, k, t, b, gtab, exp, log, out_msgs, n_corr, failed):
+def decode_batch(words, k, t, b, gtab, slog, steps, exp, log, out_msgs, n_corr, failed):
     """Decode a batch of words (nb, n) into messages; flags undecodable words."""
     nb, n = words.shape
     p = gtab.shape[1]
@@ -198,7 +213,9 @@ def decode_batch(words, k, t, b, gtab, exp, log, out_msgs, n_corr, failed):
     lam = np.zeros(p + 1, dtype=np.int32)
     bb = np.zeros(p + 1, dtype=np.int32)
     tmp = np.zeros(p + 1, dtype=np.int32)
-    terms = np.zeros(p + 1, dtype=np.int32)
+    terms = np.zeros(p + 1, dtype=np.int64)
+    nzi = np.zeros(p + 1, dtype=np.int64)
+    acc = np.zeros(steps.shape[1], dtype=np.int32)
     omega = np.zeros(p, dtype=np.int32)
     pos = np.zeros(p, dtype=np.int64)
     val = np.zeros(p, dtype=np.int32)
@@ -215,8 +232,8 @@ def decode_batch(words, k, t, b, gtab, exp, log, out_msgs, n_corr, failed):
             n_corr[c] = 0
             failed[c] = False
             continue
-        _syndromes_from_remainder(r, b, exp, log, q1, synd)
-        nerr = _solve(synd, n, b, t, exp, log, q1, lam, bb, tmp, terms, omega, pos, val)
+        _syndromes_from_remainder(r, slog, exp, log, synd)
+        nerr = _solve(synd, n, b, t, exp, log, q1, steps, lam, bb, tmp, terms, nzi, acc, omega, pos, val)
         if nerr < 0:
             n_corr[c] = 0
             failed[c] = True
@@ -229,7 +246,7 @@ def decode_batch(words, k, t, b, gtab, exp, log, out_msgs, n_corr, failed):
 
 
 @njit(cache=True)
-def decode_error_patterns(errors, k, t, b, exp, log, status, weight, residual_symbols, residual_bits):
+def decode_error_patterns(errors, k, t, b, steps, exp, log, status, weight, residual_symbols, residual_bits):
     """Decode error patterns (nb, n) directly: syndromes from the non-zero symbols only.
 
     status: 0 corrected (or clean), 1 decoder failure, 2 miscorrection. The residual
@@ -242,7 +259,9 @@ def decode_error_patterns(errors, k, t, b, exp, log, status, weight, residual_sy
     lam = np.zeros(p + 1, dtype=np.int32)
     bb = np.zeros(p + 1, dtype=np.int32)
     tmp = np.zeros(p + 1, dtype=np.int32)
-    terms = np.zeros(p + 1, dtype=np.int32)
+    terms = np.zeros(p + 1, dtype=np.int64)
+    nzi = np.zeros(p + 1, dtype=np.int64)
+    acc = np.zeros(steps.shape[1], dtype=np.int32)
     omega = np.zeros(p, dtype=np.int32)
     pos = np.zeros(p, dtype=np.int64)
     val = np.zeros(p, dtype=np.int32)
@@ -264,7 +283,7 @@ def decode_error_patterns(errors, k, t, b, exp, log, status, weight, residual_sy
             residual_symbols[c] = 0
             residual_bits[c] = 0
             continue
-        nerr = _solve(synd, n, b, t, exp, log, q1, lam, bb, tmp, terms, omega, pos, val)
+        nerr = _solve(synd, n, b, t, exp, log, q1, steps, lam, bb, tmp, terms, nzi, acc, omega, pos, val)
         rs_ = 0
         rb = 0
         if nerr < 0:

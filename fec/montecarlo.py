@@ -67,6 +67,19 @@ class MonteCarloResult:
     def to_dict(self) -> dict:
         return {k: (v.to_dict() if isinstance(v, Estimate) else v) for k, v in self.__dict__.items()}
 
+    def compare(self, analysis, confidence: float = 0.95) -> dict:
+        """Side by side with an analytic :class:`~fec.analysis.PostFec`: for CER, SER and BER
+        after the code, the analytic value, the measured one, its interval at
+        ``confidence``, and whether the analytic value lies inside."""
+        out = {}
+        for key in ("cer", "ser_out", "ber_out"):
+            est = getattr(self, key)
+            ci = Estimate.of(est.count, est.trials, confidence)
+            value = float(getattr(analysis, key))
+            out[key] = {"analytic": value, "measured": est.value, "low": ci.low, "high": ci.high,
+                        "events": est.count, "agrees": ci.contains(value)}
+        return out
+
 
 class _Tally:
     def __init__(self, code: RSCode):

@@ -116,6 +116,8 @@ class RSCode:
     gf: GF2m = field(init=False, repr=False)
     generator: np.ndarray = field(init=False, repr=False)
     _gtab: np.ndarray = field(init=False, repr=False)
+    _slog: np.ndarray = field(init=False, repr=False)
+    _steps: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         n, k, m = _int(self.n, "n"), _int(self.k, "k"), _int(self.m, "m")
@@ -135,9 +137,17 @@ class RSCode:
         gtab = np.zeros((gf.q, n - k), dtype=np.uint16 if m <= 16 else np.int32)
         for j in range(n - k):
             gtab[:, j] = gf.mul(np.arange(gf.q), g[j + 1])
+        q1 = gf.q - 1
+        p = n - k
+        i, j = np.meshgrid(np.arange(p), np.arange(p), indexing="ij")
+        slog = (-((b + j) * (i + 1))) % q1  # syndromes from the remainder (see _kernels)
+        t = p // 2
+        steps = (np.arange(t + 1)[:, None] * np.arange(64)[None, :]) % q1  # Chien search blocks
         object.__setattr__(self, "gf", gf)
         object.__setattr__(self, "generator", g)
         object.__setattr__(self, "_gtab", gtab)
+        object.__setattr__(self, "_slog", np.ascontiguousarray(slog, dtype=np.int64))
+        object.__setattr__(self, "_steps", np.ascontiguousarray(steps, dtype=np.int64))
         if not self.name:
             object.__setattr__(self, "name", f"RS({n},{k})")
 
@@ -202,8 +212,8 @@ class RSCode:
         msgs = np.empty((nb, self.k), dtype=np.uint16)
         ncorr = np.empty(nb, dtype=np.int64)
         failed = np.empty(nb, dtype=np.bool_)
-        K.decode_batch(flat, self.k, self.t, self.first_root, self._gtab, self.gf.exp, self.gf.log,
-                       msgs, ncorr, failed)
+        K.decode_batch(flat, self.k, self.t, self.first_root, self._gtab, self._slog, self._steps,
+                       self.gf.exp, self.gf.log, msgs, ncorr, failed)
         lead = w.shape[:-1]
         return DecodeResult(msgs.reshape(lead + (self.k,)), ncorr.reshape(lead),
                             failed.reshape(lead))
@@ -222,7 +232,7 @@ class RSCode:
         weight = np.empty(nb, dtype=np.int64)
         rsym = np.empty(nb, dtype=np.int64)
         rbit = np.empty(nb, dtype=np.int64)
-        K.decode_error_patterns(flat, self.k, self.t, self.first_root, self.gf.exp, self.gf.log,
+        K.decode_error_patterns(flat, self.k, self.t, self.first_root, self._steps, self.gf.exp, self.gf.log,
                                 status, weight, rsym, rbit)
         lead = e.shape[:-1]
         return PatternResult(weight.reshape(lead), (status == 1).reshape(lead), (status == 2).reshape(lead),

@@ -30,6 +30,7 @@ def test_kr4_analytic_cer_agrees_with_monte_carlo_through_the_decoder(ber):
     an = A.random_errors(fec.KR4, ber)
     wide = MC.Estimate.of(mc.cer.count, mc.cer.trials, 0.999)
     assert wide.contains(an.cer), (mc.cer, an.cer)
+    assert mc.compare(an, 0.999)["cer"]["agrees"]
     assert mc.pre_fec_ber.value == pytest.approx(ber, rel=0.02)
     if mc.cer.count > 100:
         assert MC.Estimate.of(mc.ber_out.count, mc.ber_out.trials, 0.999).low < an.ber_out * 1.3
