@@ -202,6 +202,23 @@ def _solve(synd, n, b, t, exp, log, q1, steps, lam, bb, tmp, terms, nzi, acc, om
 
 
 @njit(cache=True)
+def _workspace(p, w):
+    """Scratch arrays of the decoder for 2t = p parity symbols and Chien blocks of w."""
+    return (
+        np.zeros(p, dtype=np.int32),  # syndromes
+        np.zeros(p + 1, dtype=np.int32),  # error locator
+        np.zeros(p + 1, dtype=np.int32),  # BM's previous locator
+        np.zeros(p + 1, dtype=np.int32),  # BM scratch
+        np.zeros(p + 1, dtype=np.int64),  # Chien terms (logs)
+        np.zeros(p + 1, dtype=np.int64),  # Chien non-zero term indices
+        np.zeros(w, dtype=np.int32),  # Chien block accumulator
+        np.zeros(p, dtype=np.int32),  # error evaluator
+        np.zeros(p, dtype=np.int64),  # error positions
+        np.zeros(p, dtype=np.int32),  # error values
+    )
+
+
+@njit(cache=True)
 def decode_batch(words, k, t, b, gtab, slog, steps, exp, log, out_msgs, n_corr, failed):
     """Decode a batch of words (nb, n) into messages; flags undecodable words."""
     nb, n = words.shape
@@ -209,16 +226,7 @@ def decode_batch(words, k, t, b, gtab, slog, steps, exp, log, out_msgs, n_corr, 
     q1 = log.size - 1
     rem = np.empty((nb, p), dtype=gtab.dtype)
     remainders(words, n, gtab, rem)
-    synd = np.zeros(p, dtype=np.int32)
-    lam = np.zeros(p + 1, dtype=np.int32)
-    bb = np.zeros(p + 1, dtype=np.int32)
-    tmp = np.zeros(p + 1, dtype=np.int32)
-    terms = np.zeros(p + 1, dtype=np.int64)
-    nzi = np.zeros(p + 1, dtype=np.int64)
-    acc = np.zeros(steps.shape[1], dtype=np.int32)
-    omega = np.zeros(p, dtype=np.int32)
-    pos = np.zeros(p, dtype=np.int64)
-    val = np.zeros(p, dtype=np.int32)
+    synd, lam, bb, tmp, terms, nzi, acc, omega, pos, val = _workspace(p, steps.shape[1])
     for c in range(nb):
         r = rem[c]
         for i in range(k):
@@ -255,16 +263,7 @@ def decode_error_patterns(errors, k, t, b, steps, exp, log, status, weight, resi
     nb, n = errors.shape
     p = 2 * t
     q1 = log.size - 1
-    synd = np.zeros(p, dtype=np.int32)
-    lam = np.zeros(p + 1, dtype=np.int32)
-    bb = np.zeros(p + 1, dtype=np.int32)
-    tmp = np.zeros(p + 1, dtype=np.int32)
-    terms = np.zeros(p + 1, dtype=np.int64)
-    nzi = np.zeros(p + 1, dtype=np.int64)
-    acc = np.zeros(steps.shape[1], dtype=np.int32)
-    omega = np.zeros(p, dtype=np.int32)
-    pos = np.zeros(p, dtype=np.int64)
-    val = np.zeros(p, dtype=np.int32)
+    synd, lam, bb, tmp, terms, nzi, acc, omega, pos, val = _workspace(p, steps.shape[1])
     fix = np.zeros(n, dtype=np.int32)
     for c in range(nb):
         synd[:] = 0

@@ -20,11 +20,12 @@ after the code. Bursts overlapping on one symbol are counted twice (conservative
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 import numpy as np
 from scipy import optimize, special, stats
 
+from . import _validate as check
 from .errors import FecError
 from .interleave import bits_per_ui, gray_bits, postcoder_errors
 from .rs import RSCode
@@ -41,16 +42,6 @@ __all__ = [
 ]
 
 
-def _probability(x, name: str, hi: float = 0.5) -> float:
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        raise FecError(f"{name} must be a number, got {x!r}") from None
-    if not np.isfinite(v) or v < 0 or v > hi:
-        raise FecError(f"{name} must lie in [0, {hi}], got {x!r}")
-    return v
-
-
 def _code(code) -> RSCode:
     if not isinstance(code, RSCode):
         raise FecError(f"expected an RSCode, got {type(code).__name__}")
@@ -59,7 +50,7 @@ def _code(code) -> RSCode:
 
 def symbol_error_ratio(ber: float, m: int = 10) -> float:
     """Probability that an ``m``-bit symbol holds at least one of independent bit errors."""
-    ber = _probability(ber, "ber")
+    ber = check.probability(ber, "ber")
     return float(-np.expm1(m * np.log1p(-ber)))
 
 
@@ -121,7 +112,7 @@ def frame_loss_ratio(code: RSCode, cer: float, frame_bits: float) -> float:
     ``K`` message bits: ``FLR = 1 - (1 - CER)^(1 + (L - 1)/K)``.
     """
     code = _code(code)
-    cer = _probability(cer, "cer", hi=1.0)
+    cer = check.probability(cer, "cer", hi=1.0)
     try:
         L = float(frame_bits)
     except (TypeError, ValueError):
@@ -135,7 +126,7 @@ def frame_loss_ratio(code: RSCode, cer: float, frame_bits: float) -> float:
 def random_errors(code: RSCode, ber: float, frame_bits: float | None = None) -> PostFec:
     """Post-FEC ratios for independent bit errors at ``ber`` (see the module docstring)."""
     code = _code(code)
-    ber = _probability(ber, "ber")
+    ber = check.probability(ber, "ber")
     ps = symbol_error_ratio(ber, code.m)
     n, t = code.n, code.t
     cer = float(stats.binom.sf(t, n, ps))
@@ -150,7 +141,7 @@ def required_ber(code: RSCode, target: float, metric: str = "cer") -> float:
     """Largest pre-FEC BER (independent errors) meeting ``target`` for ``metric``
     (``"cer"`` or ``"ber_out"``)."""
     code = _code(code)
-    target = _probability(target, "target", hi=1.0)
+    target = check.probability(target, "target", hi=1.0)
     if metric not in ("cer", "ber_out"):
         raise FecError(f"metric must be 'cer' or 'ber_out', got {metric!r}")
     if target <= 0:
@@ -216,7 +207,7 @@ class BurstModel:
         """Bursts of ``L`` consecutive errors with ``P(L) = (1 - a) a^(L-1)`` (802.3 studies use
         ``a = 0.75``); the errors alternate in sign (as a DFE with a positive first tap makes
         them) unless ``alternating=False``."""
-        a = _probability(a, "a", hi=0.999)
+        a = check.probability(a, "a", hi=0.999)
         bits_per_ui(modulation)
         lmax = 1 if a == 0 else max(1, int(np.ceil(np.log(tail) / np.log(a))) + 1)
         lengths = np.arange(1, lmax + 1)
@@ -247,7 +238,7 @@ class BurstModel:
             raise FecError(f"taps must be 1 to 6 finite values, got {taps!r}")
         if np.any(np.abs(b) >= 1):
             raise FecError(f"DFE taps are normalised to the main cursor and must lie in (-1, 1), got {taps!r}")
-        der0 = _probability(der0, "der0", hi=0.5)
+        der0 = check.probability(der0, "der0", hi=0.5)
         if der0 <= 0:
             raise FecError("der0 must be > 0")
         M = 4 if bits_per_ui(modulation) == 2 else 2
@@ -337,15 +328,14 @@ def burst_errors(
     code = _code(code)
     if not isinstance(model, BurstModel):
         raise FecError(f"model must be a BurstModel, got {type(model).__name__}")
-    if isinstance(interleave, bool) or not isinstance(interleave, (int, np.integer)) or interleave < 1:
-        raise FecError(f"interleave must be a positive integer, got {interleave!r}")
+    interleave = check.integer(interleave, "interleave", 1)
     if der is None:
         if model.start_rate is None:
             raise FecError("give der (the detector error ratio): this burst model has no start rate of its own")
         rate = model.start_rate
         der = rate * model.mean_errors
     else:
-        der = _probability(der, "der")
+        der = check.probability(der, "der")
         rate = der / model.mean_errors
     bpu = bits_per_ui(model.modulation)
     ui_per_block = interleave * code.n * code.m // bpu

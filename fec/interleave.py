@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _validate as check
 from .errors import FecError
 
 __all__ = [
@@ -47,12 +48,6 @@ def bits_per_ui(modulation: str) -> int:
     return 2 if mod == "pam4" else 1
 
 
-def _check_interleave(interleave) -> int:
-    if isinstance(interleave, bool) or not isinstance(interleave, (int, np.integer)) or interleave < 1:
-        raise FecError(f"interleave must be a positive integer (1, 2 or 4 in 802.3), got {interleave!r}")
-    return int(interleave)
-
-
 def interleave(codewords) -> np.ndarray:
     """Stream order of ``I`` codewords ``(..., I, n)`` -> ``(..., I n)``: symbol j of codeword i
     goes to stream position ``j I + i``."""
@@ -64,7 +59,7 @@ def interleave(codewords) -> np.ndarray:
 
 def deinterleave(stream, ways: int) -> np.ndarray:
     """Inverse of :func:`interleave`: ``(..., I n)`` -> ``(..., I, n)``."""
-    ways = _check_interleave(ways)
+    ways = check.integer(ways, "interleave", 1)
     s = np.asarray(stream)
     if s.shape[-1] % ways:
         raise FecError(f"a stream of {s.shape[-1]} symbols does not split into {ways} codewords")
@@ -139,7 +134,7 @@ def bit_errors_to_patterns(bit_index, n_codewords: int, code, interleave: int = 
     stream symbol ``b // m``. The pattern holds each symbol's error value (XOR of its
     flipped bits), as the decoder sees it.
     """
-    ways = _check_interleave(interleave)
+    ways = check.integer(interleave, "interleave", 1)
     if n_codewords % ways:
         raise FecError(f"{n_codewords} codewords do not fill blocks of {ways}")
     m, n = code.m, code.n

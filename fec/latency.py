@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
+from . import _validate as check
 from .errors import FecError
 from .rs import RSCode
 
@@ -46,22 +47,6 @@ class LatencyBreakdown:
 
     def to_dict(self) -> dict:
         return asdict(self)
-
-
-def _pos(x, name: str) -> float:
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        raise FecError(f"{name} must be a number, got {x!r}") from None
-    if not math.isfinite(v) or v <= 0:
-        raise FecError(f"{name} must be a finite value > 0, got {x!r}")
-    return v
-
-
-def _count(x, name: str, lo: int = 0) -> int:
-    if isinstance(x, bool) or not isinstance(x, int) or x < lo:
-        raise FecError(f"{name} must be an integer >= {lo}, got {x!r}")
-    return x
 
 
 def latency(
@@ -102,14 +87,14 @@ def latency(
     """
     if not isinstance(code, RSCode):
         raise FecError(f"expected an RSCode, got {type(code).__name__}")
-    rate = _pos(lane_rate, "lane_rate")
-    lanes = _count(lanes, "lanes", 1)
-    interleave = _count(interleave, "interleave", 1)
-    clk = _pos(clock_hz, "clock_hz")
-    par = _count(symbols_per_clock, "symbols_per_clock", 1)
-    syn = _count(syndrome_cycles, "syndrome_cycles")
-    chien = _count(chien_cycles, "chien_cycles")
-    key = 2 * code.t + 1 if key_equation_cycles is None else _count(key_equation_cycles, "key_equation_cycles")
+    rate = check.positive(lane_rate, "lane_rate")
+    lanes = check.integer(lanes, "lanes", 1)
+    interleave = check.integer(interleave, "interleave", 1)
+    clk = check.positive(clock_hz, "clock_hz")
+    par = check.integer(symbols_per_clock, "symbols_per_clock", 1)
+    syn = check.integer(syndrome_cycles, "syndrome_cycles", 0)
+    chien = check.integer(chien_cycles, "chien_cycles", 0)
+    key = 2 * code.t + 1 if key_equation_cycles is None else check.integer(key_equation_cycles, "key_equation_cycles", 0)
     acc = interleave * code.n * code.m / (lanes * rate)
     syn_s = syn / clk
     key_s = key / clk if correct else 0.0

@@ -15,6 +15,7 @@ import numpy as np
 from scipy import stats
 
 from .analysis import BurstModel
+from . import _validate as check
 from .errors import FecError
 from .interleave import bit_errors_to_patterns, bits_per_ui, ui_errors_to_bit_errors
 from .rs import RSCode
@@ -110,14 +111,18 @@ class _Tally:
         )
 
 
-def _check(code, n_codewords, interleave, chunk):
+def _chunks(code, n_codewords, interleave, chunk):
+    """Check the arguments, then yield chunk sizes (whole interleave blocks) summing to n_codewords."""
     if not isinstance(code, RSCode):
         raise FecError(f"expected an RSCode, got {type(code).__name__}")
-    for v, name in ((n_codewords, "n_codewords"), (interleave, "interleave"), (chunk, "chunk")):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise FecError(f"{name} must be a positive integer, got {v!r}")
+    n_codewords = check.integer(n_codewords, "n_codewords", 1)
+    interleave = check.integer(interleave, "interleave", 1)
+    chunk = check.integer(chunk, "chunk", 1)
     if n_codewords % interleave:
         raise FecError(f"n_codewords ({n_codewords}) must be a multiple of interleave ({interleave})")
+    step = max(chunk - chunk % interleave, interleave)
+    for done in range(0, n_codewords, step):
+        yield min(step, n_codewords - done)
 
 
 def run_patterns(code: RSCode, patterns, bit_errors: int | None = None) -> MonteCarloResult:
@@ -133,22 +138,15 @@ def run_patterns(code: RSCode, patterns, bit_errors: int | None = None) -> Monte
 def random_stream(code: RSCode, ber: float, n_codewords: int, seed: int = 0, interleave: int = 1,
                   chunk: int = 8192) -> MonteCarloResult:
     """Independent bit errors at ``ber`` on the lane, through the decoder."""
-    _check(code, n_codewords, interleave, chunk)
-    ber = float(ber)
-    if not 0 <= ber <= 0.5:
-        raise FecError(f"ber must lie in [0, 0.5], got {ber!r}")
+    sizes = list(_chunks(code, n_codewords, interleave, chunk))
+    ber = check.probability(ber, "ber")
     rng = np.random.default_rng(seed)
     tally = _Tally(code)
-    chunk -= chunk % interleave
-    chunk = max(chunk, interleave)
-    done = 0
-    while done < n_codewords:
-        nc = min(chunk, n_codewords - done)
+    for nc in sizes:
         nbits = nc * code.n * code.m
         k = rng.binomial(nbits, ber)
         idx = np.unique(rng.integers(0, nbits, k))
         tally.add(bit_errors_to_patterns(idx, nc, code, interleave), idx.size)
-        done += nc
     return tally.result()
 
 
@@ -159,7 +157,7 @@ def burst_stream(code: RSCode, model: BurstModel, n_codewords: int, der: float |
     ``der`` is the detector (UI) error ratio (default: the model's own start rate).
     Overlapping bursts add their level errors.
     """
-    _check(code, n_codewords, interleave, chunk)
+    sizes = list(_chunks(code, n_codewords, interleave, chunk))
     if not isinstance(model, BurstModel):
         raise FecError(f"model must be a BurstModel, got {type(model).__name__}")
     if der is None:
@@ -167,17 +165,13 @@ def burst_stream(code: RSCode, model: BurstModel, n_codewords: int, der: float |
             raise FecError("give der: this burst model has no start rate of its own")
         rate = model.start_rate
     else:
-        rate = float(der) / model.mean_errors
+        rate = check.probability(der, "der") / model.mean_errors
     bpu = bits_per_ui(model.modulation)
     rng = np.random.default_rng(seed)
     lengths = np.array([len(p) for p in model.patterns])
     cum = np.cumsum(model.probabilities)
     tally = _Tally(code)
-    chunk -= chunk % interleave
-    chunk = max(chunk, interleave)
-    done = 0
-    while done < n_codewords:
-        nc = min(chunk, n_codewords - done)
+    for nc in sizes:
         nui = nc * code.n * code.m // bpu
         nb = rng.poisson(rate * nui)
         starts = np.sort(rng.integers(0, nui, nb))
@@ -195,7 +189,6 @@ def burst_stream(code: RSCode, model: BurstModel, n_codewords: int, der: float |
         else:
             bits = np.zeros(0, dtype=np.int64)
         tally.add(bit_errors_to_patterns(bits, nc, code, interleave), bits.size)
-        done += nc
     return tally.result()
 
 
@@ -205,14 +198,17 @@ def bit_stream(code: RSCode, bit_errors, n_bits: int, interleave: int = 1) -> Mo
     The stream is cut into whole blocks of ``interleave`` codewords; a trailing partial
     block is dropped. This is the entry point for error streams from the SerDes simulator.
     """
+    if not isinstance(code, RSCode):
+        raise FecError(f"expected an RSCode, got {type(code).__name__}")
+    interleave = check.integer(interleave, "interleave", 1)
+    n_bits = check.integer(n_bits, "n_bits", 1)
     b = np.asarray(bit_errors)
     if b.dtype == bool:
         if b.size != n_bits:
             raise FecError(f"a boolean error stream must have n_bits = {n_bits} entries, got {b.size}")
         b = np.flatnonzero(b)
     per_block = interleave * code.n * code.m
-    n_cw = (int(n_bits) // per_block) * interleave
-    _check(code, max(n_cw, 1), interleave, 1)
+    n_cw = (n_bits // per_block) * interleave
     if n_cw == 0:
         raise FecError(f"{n_bits} bits do not fill one block of {interleave} codewords ({per_block} bits)")
     b = b[b < n_cw * code.n * code.m].astype(np.int64)

@@ -14,16 +14,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _kernels as K
+from . import _validate as check
 from .errors import FecError
 from .gf import GF2m
 
 __all__ = ["RSCode", "DecodeResult", "PatternResult"]
-
-
-def _int(value, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise FecError(f"{name} must be an integer, got {value!r}")
-    return int(value)
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,8 +115,8 @@ class RSCode:
     _steps: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        n, k, m = _int(self.n, "n"), _int(self.k, "k"), _int(self.m, "m")
-        b = _int(self.first_root, "first_root")
+        n, k, m = check.integer(self.n, "n"), check.integer(self.k, "k"), check.integer(self.m, "m")
+        b = check.integer(self.first_root, "first_root")
         gf = GF2m.build(m, self.primitive_poly)
         if not 0 < k < n:
             raise FecError(f"RS({n},{k}): need 0 < k < n")
