@@ -5,8 +5,6 @@ link and topology stages arrive with their own issues.
 """
 
 
-class ConfigError(ValueError):
-    """A configuration value is invalid (negative rate, taps that do not fit, ...)."""
-
+from .errors import ConfigError
 
 __all__ = ["ConfigError"]

@@ -1,0 +1,231 @@
+"""Eye diagrams, bathtubs and waveforms measured by the time-domain simulator, and their
+plots (matplotlib is optional: plot functions take ``ax=None`` and return the Axes)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["EyeDiagram", "Waveform", "plot_pulse"]
+
+
+def _axes(ax):
+    if ax is not None:
+        return ax
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("plots need matplotlib: pip install 'linkmodel[plots]'") from exc
+    return plt.subplots()[1]
+
+
+@dataclass(frozen=True, eq=False)
+class EyeDiagram:
+    """A histogram of the slicer input (after the Rx FFE and the DFE's correction) over
+    one UI of time offsets around the sampling instant.
+
+    Attributes
+    ----------
+    counts : ndarray (n_times, n_bins)
+        Hits per time offset and voltage bin (values outside the range are clipped into
+        the first and last bins).
+    time_s : ndarray
+        Time offsets from the sampling instant (s), ``-UI/2 .. UI/2 - dt``.
+    voltage_edges_v : ndarray
+        Bin edges (V).
+    thresholds_v, levels_v : ndarray
+        The slicer thresholds and the ideal levels at the slicer (V).
+    column_errors : ndarray
+        Symbol errors a slicer would make at each time offset (the horizontal bathtub).
+    crossings : ndarray
+        Zero crossings of the ADC input (before the Rx FFE and DFE) by time offset, on a
+        grid ``len(crossings) / len(time_s)`` times finer than the columns, the crossing
+        time found by linear interpolation between samples.
+    n_ui : int
+    ui_s : float
+    modulation : str
+    """
+
+    counts: np.ndarray
+    time_s: np.ndarray
+    voltage_edges_v: np.ndarray
+    thresholds_v: np.ndarray
+    levels_v: np.ndarray
+    column_errors: np.ndarray
+    crossings: np.ndarray
+    n_ui: int
+    ui_s: float
+    modulation: str
+
+    @property
+    def voltage_v(self) -> np.ndarray:
+        """Bin centres (V)."""
+        e = self.voltage_edges_v
+        return 0.5 * (e[1:] + e[:-1])
+
+    @property
+    def centre(self) -> int:
+        """Index of the sampling instant among the time offsets."""
+        return int(np.argmin(np.abs(self.time_s)))
+
+    def bathtub(self) -> tuple[np.ndarray, np.ndarray]:
+        """Horizontal bathtub: (time offset in s, symbol error ratio at that offset)."""
+        return self.time_s, self.column_errors / max(self.n_ui, 1)
+
+    def width_s(self, ser: float = 0.0) -> float:
+        """Span of time offsets around the sampling instant whose symbol error ratio stays
+        at or below ``ser`` (s); 0 when even the sampling instant exceeds it."""
+        _, r = self.bathtub()
+        c = self.centre
+        if r[c] > ser:
+            return 0.0
+        lo = c
+        while lo > 0 and r[lo - 1] <= ser:
+            lo -= 1
+        hi = c
+        while hi < r.size - 1 and r[hi + 1] <= ser:
+            hi += 1
+        return float((hi - lo + 1) * (self.time_s[1] - self.time_s[0]))
+
+    def heights_v(self, ratio: float = 0.0, column: int | None = None) -> np.ndarray:
+        """Vertical opening of each eye (one per threshold) at the sampling instant (V):
+        the widest band around the threshold holding at most ``ratio * n_ui`` hits
+        (split evenly above and below); 0 for a closed eye."""
+        col = self.counts[self.centre if column is None else column]
+        v = self.voltage_edges_v
+        allowed = ratio * self.n_ui / 2
+        out = []
+        for th in self.thresholds_v:
+            b = int(np.clip(np.searchsorted(v, th) - 1, 0, col.size - 1))
+            if col[b] > 2 * allowed:
+                out.append(0.0)
+                continue
+            down = np.cumsum(col[b - 1 :: -1]) if b > 0 else np.zeros(0)
+            up = np.cumsum(col[b + 1 :])
+            n_lo = int(np.searchsorted(down, allowed, side="right"))
+            n_hi = int(np.searchsorted(up, allowed, side="right"))
+            out.append(float((n_lo + n_hi + 1) * (v[1] - v[0])))
+        return np.array(out)
+
+    def crossing_histogram(self) -> tuple[np.ndarray, np.ndarray]:
+        """Zero crossings of the receiver input against time from the nominal crossing
+        (half a UI from the sampling instant, wrapped): (time in s, counts)."""
+        n = self.crossings.size
+        dt = (self.time_s[1] - self.time_s[0]) * self.time_s.size / n
+        t = (np.arange(n) - n // 2 + 0.5) * dt
+        return t, self.crossings.copy()
+
+    def crossing_stats(self) -> dict:
+        """Mean, rms and peak-to-peak (s) of the crossing times around the nominal crossing."""
+        t, h = self.crossing_histogram()
+        if h.sum() == 0:
+            return {"n": 0, "mean_s": float("nan"), "rms_s": float("nan"), "peak_to_peak_s": float("nan")}
+        m = float(np.average(t, weights=h))
+        nz = np.flatnonzero(h)
+        return {"n": int(h.sum()), "mean_s": m, "rms_s": float(np.sqrt(np.average((t - m) ** 2, weights=h))),
+                "peak_to_peak_s": float(t[nz[-1]] - t[nz[0]])}
+
+    def to_dict(self, include_counts: bool = False) -> dict:
+        t, r = self.bathtub()
+        d = {
+            "n_ui": self.n_ui,
+            "modulation": self.modulation,
+            "time_s": t.tolist(),
+            "thresholds_v": self.thresholds_v.tolist(),
+            "levels_v": self.levels_v.tolist(),
+            "heights_v": self.heights_v().tolist(),
+            "width_s": self.width_s(),
+            "bathtub_ser": r.tolist(),
+            "crossings": self.crossing_stats(),
+        }
+        if include_counts:
+            d["voltage_edges_v"] = self.voltage_edges_v.tolist()
+            d["counts"] = self.counts.tolist()
+        return d
+
+    def plot(self, ax=None, n_ui_shown: int = 2, cmap: str = "inferno"):
+        """The eye as a density image over ``n_ui_shown`` UIs (the one measured UI repeated),
+        time in ps and voltage in mV."""
+        ax = _axes(ax)
+        img = np.log10(1 + self.counts.T.astype(float))
+        img = np.tile(img, (1, n_ui_shown))
+        dt = self.time_s[1] - self.time_s[0]
+        t0 = self.time_s[0]
+        extent = [t0 * 1e12, (t0 + dt * img.shape[1]) * 1e12, self.voltage_edges_v[0] * 1e3,
+                  self.voltage_edges_v[-1] * 1e3]
+        ax.imshow(img, origin="lower", aspect="auto", extent=extent, cmap=cmap)
+        for th in self.thresholds_v:
+            ax.axhline(th * 1e3, color="w", lw=0.5, ls=":")
+        ax.set_xlabel("time from sampling instant (ps)")
+        ax.set_ylabel("slicer input (mV)")
+        return ax
+
+    def plot_bathtub(self, ax=None):
+        """Symbol error ratio against sampling offset (UI), log scale."""
+        ax = _axes(ax)
+        t, r = self.bathtub()
+        floor = 0.5 / max(self.n_ui, 1)
+        ax.semilogy(t / self.ui_s, np.maximum(r, floor), marker=".")
+        ax.set_xlabel("sampling offset (UI)")
+        ax.set_ylabel("symbol error ratio")
+        ax.axhline(floor, color="0.6", lw=0.5, ls="--")
+        return ax
+
+
+@dataclass(frozen=True, eq=False)
+class Waveform:
+    """A stretch of the simulation on the fine grid, in the receiver's clock frame.
+
+    Attributes
+    ----------
+    adc_v : ndarray (n_ui, samples_per_ui)
+        The analog signal at the ADC input (after the CTLE, with noise and crosstalk),
+        UI by UI around each sampling instant.
+    slicer_v : ndarray (n_ui, samples_per_ui)
+        The slicer input (after the Rx FFE and the DFE's correction).
+    sent, decided : ndarray
+        Sent and decided symbol indices.
+    dt_s : float
+    first_ui : int
+    """
+
+    adc_v: np.ndarray
+    slicer_v: np.ndarray
+    sent: np.ndarray
+    decided: np.ndarray
+    dt_s: float
+    first_ui: int
+
+    @property
+    def time_s(self) -> np.ndarray:
+        """Time of each flattened sample from the first UI's sampling instant (s)."""
+        n, p = self.adc_v.shape
+        return (np.arange(n * p) - p // 2) * self.dt_s
+
+    def plot(self, ax=None):
+        ax = _axes(ax)
+        t = self.time_s * 1e12
+        ax.plot(t, self.adc_v.reshape(-1) * 1e3, lw=0.8, label="ADC input")
+        ax.plot(t, self.slicer_v.reshape(-1) * 1e3, lw=0.8, label="slicer input")
+        ax.set_xlabel("time (ps)")
+        ax.set_ylabel("mV")
+        ax.legend()
+        return ax
+
+
+def plot_pulse(pulse, sampling_index: float | None = None, n_pre: int = 3, n_post: int = 12, ax=None):
+    """A pulse response (mV per V against ps) with its symbol-spaced cursors marked."""
+    ax = _axes(ax)
+    t = pulse.time_s * 1e12
+    ax.plot(t, pulse.samples * 1e3, lw=1)
+    m = pulse.main_index if sampling_index is None else sampling_index
+    idx = m + pulse.samples_per_ui * np.arange(-n_pre, n_post + 1)
+    idx = idx[(idx >= 0) & (idx < pulse.samples.size - 1)]
+    ax.plot(np.interp(idx, np.arange(t.size), t), np.interp(idx, np.arange(t.size), pulse.samples) * 1e3, "o", ms=4)
+    lo = max(0, int(m - (n_pre + 2) * pulse.samples_per_ui))
+    hi = min(t.size - 1, int(m + (n_post + 2) * pulse.samples_per_ui))
+    ax.set_xlim(t[lo], t[hi])
+    ax.set_xlabel("time (ps)")
+    ax.set_ylabel("pulse response (mV/V)")
+    return ax

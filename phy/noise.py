@@ -1,0 +1,146 @@
+"""Noise and jitter: what the transmitter and receiver add to the signal.
+
+Jitter is applied where it happens. Transmitter jitter moves the *edges* of the driver's
+waveform: the transition into symbol ``k`` happens at ``k UI + eps_k`` with::
+
+    eps_k = N(0, rj_rms_s) + (+dcd_s/2 if k even else -dcd_s/2)
+            + sj_amplitude_s * sin(2 pi sj_frequency_hz k UI + sj_phase_rad)
+
+and the receiver sees the channel's response to those moved edges (no linearisation).
+The receiver's own clock moves only as its clock recovery moves it.
+
+Noise: the transmitter adds white Gaussian noise to each symbol (after its FFE) at
+``tx_snr_db`` below the mean symbol power (802.3's ``SNR_TX``); it goes through the
+channel and the CTLE like the signal. The receiver adds noise at the sampler, either
+white per UI (``rx_noise_rms_v``) or from an input-referred one-sided spectral density
+``rx_noise_psd_v2_per_hz`` (802.3's ``eta_0``, in V^2/Hz) shaped by the Rx filter and
+the CTLE: variance ``eta_0 * integral_0^inf |H_rx(f) H_ctle(f)|^2 df`` (93A-35), with
+the UI-to-UI correlation that shaping gives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from . import _kernels as _k
+from ._validate import number
+from .errors import ConfigError
+
+__all__ = ["Jitter", "Noise", "shaped_noise_filter"]
+
+
+@dataclass(frozen=True)
+class Jitter:
+    """Transmit-edge jitter (all times in seconds, peak for SJ, peak-to-peak for DCD)."""
+
+    rj_rms_s: float = 0.0
+    dcd_s: float = 0.0
+    sj_amplitude_s: float = 0.0
+    sj_frequency_hz: float = 0.0
+    sj_phase_rad: float = 0.0
+
+    def __post_init__(self):
+        for name in ("rj_rms_s", "dcd_s", "sj_amplitude_s", "sj_frequency_hz"):
+            number(getattr(self, name), f"Jitter.{name}", nonneg=True)
+        number(self.sj_phase_rad, "Jitter.sj_phase_rad")
+        if self.sj_amplitude_s > 0 and self.sj_frequency_hz <= 0:
+            raise ConfigError("Jitter.sj_frequency_hz must be > 0 when sj_amplitude_s is set")
+
+    @property
+    def has_tx(self) -> bool:
+        return bool(self.rj_rms_s or self.dcd_s or self.sj_amplitude_s)
+
+    def max_tx_s(self, n_sigma: float = 8.0) -> float:
+        """A bound on ``|eps_k|`` (Gaussian tails cut at ``n_sigma``)."""
+        return self.dcd_s / 2 + self.sj_amplitude_s + n_sigma * self.rj_rms_s
+
+    def tx_edges(self, k0: int, n: int, ui_s: float, rng: np.random.Generator) -> np.ndarray:
+        """Edge displacements ``eps_k`` (s) for edges ``k0 .. k0+n-1``; Gaussian values are
+        clipped at 8 sigma (a probability of 1e-15) so that bounds hold."""
+        eps = np.zeros(n)
+        if self.rj_rms_s:
+            _k.normals(rng, eps, self.rj_rms_s, 8.0)
+        if self.dcd_s:
+            first = 0.5 if k0 % 2 == 0 else -0.5
+            eps[0::2] += first * self.dcd_s
+            eps[1::2] -= first * self.dcd_s
+        if self.sj_amplitude_s:
+            _k.add_sine(eps, k0, 2 * np.pi * self.sj_frequency_hz * ui_s, self.sj_amplitude_s, self.sj_phase_rad)
+        return eps
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Noise:
+    """Transmitter and receiver noise.
+
+    Parameters
+    ----------
+    tx_snr_db : float, optional
+        Transmitter SNR (dB) against the mean symbol power; ``None`` for none.
+    rx_noise_rms_v : float
+        White noise at the sampler, rms volts per UI.
+    rx_noise_psd_v2_per_hz : float
+        Input-referred one-sided density ``eta_0`` (V^2/Hz), shaped by the Rx filter and
+        CTLE (needs an Rx bandwidth).
+    """
+
+    tx_snr_db: float | None = None
+    rx_noise_rms_v: float = 0.0
+    rx_noise_psd_v2_per_hz: float = 0.0
+
+    def __post_init__(self):
+        if self.tx_snr_db is not None:
+            number(self.tx_snr_db, "Noise.tx_snr_db")
+        number(self.rx_noise_rms_v, "Noise.rx_noise_rms_v", nonneg=True)
+        number(self.rx_noise_psd_v2_per_hz, "Noise.rx_noise_psd_v2_per_hz", nonneg=True)
+
+    def tx_sigma(self, mean_symbol_power: float) -> float:
+        """Rms of the noise added to each transmitted symbol (in symbol units)."""
+        if self.tx_snr_db is None:
+            return 0.0
+        return float(np.sqrt(mean_symbol_power * 10 ** (-self.tx_snr_db / 10)))
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def shaped_noise_filter(
+    psd_v2_per_hz: float, baud_hz: float, transfer, f_max_hz: float | None = None, n_taps: int = 33
+) -> tuple[np.ndarray, np.ndarray]:
+    """A symbol-spaced FIR that turns unit white noise into the sampled receiver noise.
+
+    The noise ``n(t)`` has one-sided density ``psd * |transfer(f)|^2``. Sampled once per
+    UI its autocorrelation is ``R[k] = psd * integral_0^inf |H|^2 cos(2 pi f k UI) df``.
+    Returns ``(g, R)``: a zero-phase FIR ``g`` (``n_taps``, odd) with ``g * g = R``
+    (the spectral factor of the aliased spectrum, truncated and rescaled so that the
+    variance ``R[0]`` is exact) and ``R[0 .. n_taps // 2]``.
+    """
+    psd = number(psd_v2_per_hz, "rx_noise_psd_v2_per_hz", nonneg=True)
+    fb = number(baud_hz, "baud_hz", positive=True)
+    f_max = 40 * fb if f_max_hz is None else f_max_hz
+    half = n_taps // 2
+    f = np.linspace(0.0, f_max, 200_001)
+    s = psd * np.abs(transfer(f)) ** 2
+    tail = s[-1] / max(s.max(), 1e-300)
+    if tail > 1e-6:
+        raise ConfigError(
+            f"the receiver noise density does not fall off by {f_max / 1e9:.4g} GHz "
+            f"(|H|^2 is still {tail:.2g} of its peak): give the receiver a bandwidth limit"
+        )
+    lags = np.arange(half + 1)
+    R = np.trapezoid(s[None, :] * np.cos(2 * np.pi * np.outer(lags / fb, f)), f, axis=1)
+    # Zero-phase spectral factor on a long circular grid, then truncate.
+    n = 16 * (half + 1)
+    Rfull = np.zeros(n)
+    Rfull[: half + 1] = R
+    Rfull[-half:] = R[1:][::-1]
+    spec = np.clip(np.fft.fft(Rfull).real, 0, None)
+    g = np.fft.ifft(np.sqrt(spec)).real
+    g = np.concatenate([g[-half:], g[: half + 1]])
+    g *= np.sqrt(R[0] / np.sum(g**2)) if R[0] > 0 else 0.0
+    return g, R

@@ -1,0 +1,128 @@
+"""Pulse responses as the SerDes sees them: filtered by the Tx and Rx analog front ends,
+equalised by the Tx FFE, trimmed to the span that matters.
+
+Filters act on the whole record of a :class:`channels.PulseResponse` through its DFT.
+The record is the channel's circular response on an exact DFT grid (``n_ui`` whole UIs),
+so multiplying its spectrum by ``H(f)`` equals filtering the channel before the pulse was
+made: nothing is windowed or truncated.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from channels import PulseResponse
+from channels.grid import GridInfo
+from channels.response import filter_response
+
+from .errors import ConfigError
+
+__all__ = ["filtered", "from_samples", "front_end", "sampling_index", "span", "tx_equalised"]
+
+
+def from_samples(samples, baud_hz: float, samples_per_ui: int, *, t0_s: float = 0.0, name: str = "pulse",
+                 aggressors=()) -> PulseResponse:
+    """A :class:`channels.PulseResponse` from samples made elsewhere (a measurement, a
+    simulator, a closed form), ``samples_per_ui`` per UI starting at ``t0_s``.
+
+    The record is treated as one period of the DFT grid, as the channel's own are; give it
+    enough zero tail for the filters applied later to ring out. ``aggressors`` are arrays
+    on the same time axis.
+    """
+    from ._validate import integer, number
+
+    baud = number(baud_hz, "baud_hz", positive=True)
+    spu = integer(samples_per_ui, "samples_per_ui", 2, 1024)
+    y = np.asarray(samples, dtype=float)
+    if y.ndim != 1 or y.size < 2 * spu or not np.all(np.isfinite(y)):
+        raise ConfigError(f"samples must be a finite 1-D array of at least two UIs ({2 * spu} samples)")
+    dt = 1.0 / (baud * spu)
+    info = GridInfo(0.0, 0.5 / dt, y.size // 2 + 1, 0.0, 0.5 / dt, False, None, 0.0, (0.0, 0.0),
+                    "pulse given as samples")
+    aggs = []
+    for i, a in enumerate(aggressors):
+        a = np.asarray(a, dtype=float)
+        if a.shape != y.shape or not np.all(np.isfinite(a)):
+            raise ConfigError(f"aggressor {i} must be finite samples of the same length as the pulse")
+        aggs.append(PulseResponse(a, dt, baud, spu, t0_s, int(np.argmax(np.abs(a))), f"{name}-agg{i}", "fext", info))
+    return PulseResponse(y, dt, baud, spu, t0_s, int(np.argmax(y)), name, "through", info, tuple(aggs))
+
+
+def filtered(pulse: PulseResponse, transfer) -> PulseResponse:
+    """``pulse`` (and its aggressors) through the filter ``transfer(f_hz) -> H``."""
+    n = pulse.samples.size
+    f = np.fft.rfftfreq(n, pulse.dt_s)
+    h = np.asarray(transfer(f), dtype=complex)
+    if not np.all(np.isfinite(h)):
+        raise ConfigError("the receive/transmit filter returned NaN or infinite values")
+
+    def one(p: PulseResponse) -> PulseResponse:
+        y = np.fft.irfft(np.fft.rfft(p.samples) * h, n)
+        main = int(np.argmax(y)) if p.kind == "through" else int(np.argmax(np.abs(y)))
+        return dataclasses.replace(p, samples=y, main_index=main, aggressors=())
+
+    aggs = tuple(one(a) for a in pulse.aggressors)
+    return dataclasses.replace(one(pulse), aggressors=aggs)
+
+
+def front_end(rise_time_s: float | None, rx_bandwidth_hz: float | None, rx_order: int, ctle=None):
+    """The analog front end's transfer function: Gaussian Tx edge (93A-46), Butterworth
+    Rx filter (93A-20) and the CTLE, as one callable of frequency (Hz)."""
+
+    def h(f):
+        out = filter_response(f, rise_time_s, rx_bandwidth_hz, rx_order)
+        return out * ctle.response(f) if ctle is not None else out
+
+    return h
+
+
+def tx_equalised(pulse: PulseResponse, ffe, include_aggressors: bool = True) -> PulseResponse:
+    """``pulse`` through the Tx FFE (a symbol-spaced FIR on the record)."""
+    spu = pulse.samples_per_ui
+
+    def one(p: PulseResponse) -> PulseResponse:
+        y = ffe.apply(p.samples, spu)
+        main = int(np.argmax(y)) if p.kind == "through" else int(np.argmax(np.abs(y)))
+        return dataclasses.replace(p, samples=y, main_index=main, aggressors=())
+
+    aggs = tuple(one(a) for a in pulse.aggressors) if include_aggressors else pulse.aggressors
+    return dataclasses.replace(one(pulse), aggressors=aggs)
+
+
+def span(samples: np.ndarray, samples_per_ui: int, rel_threshold: float) -> tuple[int, int]:
+    """Index range ``[lo, hi)`` holding every sample above ``rel_threshold`` of the peak
+    magnitude, widened by one UI on each side and kept inside the record."""
+    a = np.abs(np.asarray(samples))
+    peak = a.max()
+    if not peak > 0:
+        raise ConfigError("the pulse response is zero everywhere: the channel passes no signal")
+    above = np.flatnonzero(a >= rel_threshold * peak)
+    lo = max(0, int(above[0]) - samples_per_ui)
+    hi = min(a.size, int(above[-1]) + 1 + samples_per_ui)
+    return lo, hi
+
+
+def sampling_index(samples: np.ndarray, samples_per_ui: int, mode) -> float:
+    """The fine-sample index at which the receiver samples the main cursor.
+
+    ``"peak"``: the maximum. ``"mm"``: the Mueller-Mueller lock point near the peak,
+    where the first pre- and post-cursor are equal (found on the fine grid, then refined
+    linearly). An offset in seconds is the caller's to add.
+    """
+    y = np.asarray(samples, dtype=float)
+    spu = samples_per_ui
+    peak = int(np.argmax(y))
+    if mode == "peak":
+        return float(peak)
+    if mode == "mm":
+        idx = np.arange(max(spu, peak - spu), min(y.size - spu, peak + spu))
+        diff = y[idx - spu] - y[idx + spu]  # h(-1) - h(+1): grows as the phase moves later
+        sign = np.flatnonzero(np.diff(np.sign(diff)) != 0)
+        if sign.size == 0:
+            return float(idx[int(np.argmin(np.abs(diff)))])
+        i = sign[np.argmin(np.abs(idx[sign] - peak))]
+        d0, d1 = diff[i], diff[i + 1]
+        return float(idx[i] + d0 / (d0 - d1))
+    raise ConfigError(f"sampling phase must be 'peak', 'mm' or a time in seconds, got {mode!r}")

@@ -1,0 +1,181 @@
+"""A SerDes described as configuration: transmitter, receiver and clock recovery.
+
+Shared by the time-domain simulator (:mod:`phy.timesim`) and the statistical eye.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._validate import integer, number
+from .equalizers import Ctle, Dfe, RxFfe, TxFfe
+from .errors import ConfigError
+from .signals import pam_levels
+
+__all__ = ["PATTERNS", "Cdr", "Receiver", "Transmitter", "modulation_order"]
+
+PATTERNS = ("random", "prbs7", "prbs9", "prbs11", "prbs13", "prbs15", "prbs23", "prbs31", "prbs13q", "ssprq")
+
+
+def modulation_order(modulation: str) -> int:
+    """4 for ``"pam4"``, 2 for ``"nrz"``."""
+    return pam_levels(modulation).size
+
+
+@dataclass(frozen=True)
+class Transmitter:
+    """The transmitter.
+
+    Parameters
+    ----------
+    modulation : {"pam4", "nrz"}
+    swing_v : float
+        Peak amplitude of the outer levels (V): the levels are ``swing_v * (-1, -r/3, r/3,
+        1)`` for PAM4 (``r`` the level mismatch) and ``swing_v * (-1, 1)`` for NRZ.
+    level_mismatch : float
+        Spacing of the inner PAM4 levels relative to ideal, in (0, 1] (802.3's R_LM;
+        COM uses 0.95); see :func:`phy.signals.pam_levels`.
+    ffe : TxFfe
+    rise_time_s : float, optional
+        20-80 % rise time of the Gaussian edge filter (93A-46).
+    pattern : str
+        ``"random"`` (uniform symbols), ``"prbs7"`` .. ``"prbs31"`` (the polynomials of
+        :data:`phy.signals.PRBS_POLYNOMIALS`, Gray mapped for PAM4), ``"prbs13q"`` or ``"ssprq"`` (the 802.3 PAM4 test patterns).
+    precoder : bool
+        The 802.3 1/(1+D) mod 4 precoder (PAM4); the receiver postcodes.
+    """
+
+    modulation: str = "pam4"
+    swing_v: float = 0.5
+    level_mismatch: float = 1.0
+    ffe: TxFfe = field(default_factory=TxFfe)
+    rise_time_s: float | None = None
+    pattern: str = "random"
+    precoder: bool = False
+
+    def __post_init__(self):
+        object.__setattr__(self, "modulation", str(self.modulation).lower())
+        modulation_order(self.modulation)
+        number(self.swing_v, "Transmitter.swing_v", positive=True)
+        pam_levels(self.modulation, self.level_mismatch)
+        if not isinstance(self.ffe, TxFfe):
+            raise ConfigError(f"Transmitter.ffe must be a TxFfe, got {type(self.ffe).__name__}")
+        if self.rise_time_s is not None:
+            number(self.rise_time_s, "Transmitter.rise_time_s", positive=True)
+        p = str(self.pattern).lower()
+        if p not in PATTERNS:
+            raise ConfigError(f"Transmitter.pattern must be one of {', '.join(PATTERNS)}, got {self.pattern!r}")
+        object.__setattr__(self, "pattern", p)
+        if p in ("prbs13q", "ssprq") and self.modulation != "pam4":
+            raise ConfigError(f"{p} is a PAM4 pattern; use a PRBS for NRZ")
+        if self.precoder and self.modulation != "pam4":
+            raise ConfigError("the 1/(1+D) mod 4 precoder applies to PAM4 only")
+
+    @property
+    def order(self) -> int:
+        return modulation_order(self.modulation)
+
+    @property
+    def levels(self) -> np.ndarray:
+        """Normalised symbol amplitudes, lowest first."""
+        return pam_levels(self.modulation, self.level_mismatch)
+
+    def to_dict(self) -> dict:
+        return {"modulation": self.modulation, "swing_v": self.swing_v, "level_mismatch": self.level_mismatch,
+                "ffe": self.ffe.to_dict(), "rise_time_s": self.rise_time_s, "pattern": self.pattern,
+                "precoder": self.precoder}
+
+
+@dataclass(frozen=True)
+class Receiver:
+    """The receiver: analog front end (Butterworth filter, CTLE), then an ADC sampling
+    once per UI, a Rx FFE and a DFE.
+
+    Parameters
+    ----------
+    bandwidth_hz : float, optional
+        -3 dB frequency of the Butterworth front-end filter (93A-20 uses 0.75 baud).
+    filter_order : int
+    ctle : Ctle, optional
+    ffe : RxFfe
+    dfe : Dfe
+    """
+
+    bandwidth_hz: float | None = None
+    filter_order: int = 4
+    ctle: Ctle | None = None
+    ffe: RxFfe = field(default_factory=RxFfe)
+    dfe: Dfe = field(default_factory=Dfe)
+
+    def __post_init__(self):
+        if self.bandwidth_hz is not None:
+            number(self.bandwidth_hz, "Receiver.bandwidth_hz", positive=True)
+        integer(self.filter_order, "Receiver.filter_order", 1, 12)
+        if self.ctle is not None and not isinstance(self.ctle, Ctle):
+            raise ConfigError(f"Receiver.ctle must be a Ctle or None, got {type(self.ctle).__name__}")
+        if not isinstance(self.ffe, RxFfe):
+            raise ConfigError(f"Receiver.ffe must be an RxFfe, got {type(self.ffe).__name__}")
+        if not isinstance(self.dfe, Dfe):
+            raise ConfigError(f"Receiver.dfe must be a Dfe, got {type(self.dfe).__name__}")
+
+    def to_dict(self) -> dict:
+        return {"bandwidth_hz": self.bandwidth_hz, "filter_order": self.filter_order,
+                "ctle": None if self.ctle is None else self.ctle.to_dict(), "ffe": self.ffe.to_dict(),
+                "dfe": self.dfe.to_dict()}
+
+
+@dataclass(frozen=True)
+class Cdr:
+    """Clock recovery, or a fixed sampling phase.
+
+    Parameters
+    ----------
+    kind : {"fixed", "mm", "bang-bang"}
+        ``"mm"``: a Mueller-Mueller (type A) phase detector on the Rx FFE output,
+        ``(y_(n-1) a_n - y_n a_(n-1)) / h0``, whose mean ``h(-1) - h(+1)`` grows as the
+        sampling moves later; it locks where the first pre- and post-cursor are equal. ``"bang-bang"``: an Alexander detector with an edge sample
+        half a UI early, used on symmetric transitions (``a_n = -a_(n-1)``).
+    phase : "peak", "mm" or float
+        The fixed phase, and the CDR's starting phase: the pulse's peak, its
+        Mueller-Mueller point, or an offset from the peak in seconds.
+    kp_ui, ki_ui : float
+        Proportional and integral gains of the second-order loop, in UI of phase per unit
+        of detector output (the integral path accumulates ``ki_ui`` per update).
+    phase_limit_ui : float
+        The loop's phase is held within +- this from its start.
+    update_ui : int
+        The loop updates its phase every UI, and the sampler takes it every ``update_ui``
+        UIs, rounded to the simulation's fine grid (``UI / samples_per_ui``): a decimated
+        digital loop driving a phase interpolator. Also the block length of the kernel.
+    """
+
+    kind: str = "fixed"
+    phase: object = "peak"
+    kp_ui: float = 2.0**-7
+    ki_ui: float = 2.0**-15
+    phase_limit_ui: float = 1.0
+    update_ui: int = 32
+
+    def __post_init__(self):
+        k = str(self.kind).lower().replace("_", "-")
+        if k not in ("fixed", "mm", "bang-bang"):
+            raise ConfigError(f"Cdr.kind must be 'fixed', 'mm' or 'bang-bang', got {self.kind!r}")
+        object.__setattr__(self, "kind", k)
+        if not (self.phase in ("peak", "mm") or isinstance(self.phase, (int, float, np.floating))):
+            raise ConfigError(f"Cdr.phase must be 'peak', 'mm' or an offset in seconds, got {self.phase!r}")
+        if not isinstance(self.phase, str):
+            number(self.phase, "Cdr.phase")
+        number(self.kp_ui, "Cdr.kp_ui", nonneg=True, hi=0.5)
+        number(self.ki_ui, "Cdr.ki_ui", nonneg=True, hi=0.5)
+        number(self.phase_limit_ui, "Cdr.phase_limit_ui", positive=True, hi=16)
+        integer(self.update_ui, "Cdr.update_ui", 1, 4096)
+
+    @property
+    def code(self) -> int:
+        return {"fixed": 0, "mm": 1, "bang-bang": 2}[self.kind]
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "phase": self.phase, "kp_ui": self.kp_ui, "ki_ui": self.ki_ui,
+                "phase_limit_ui": self.phase_limit_ui, "update_ui": self.update_ui}
