@@ -1,10 +1,44 @@
 """linkmodel ``phy``: the SerDes simulator, link roll-up, topology and the command line.
 
-For now it holds the command line (:mod:`phy.cli`); the simulator, statistical eye,
-link and topology stages arrive with their own issues.
+The time-domain simulator (:func:`simulate`) takes a :class:`channels.Channel` or a
+:class:`channels.PulseResponse` and a SerDes described by :class:`Transmitter`,
+:class:`Receiver`, :class:`Noise`, :class:`Jitter` and :class:`Cdr`::
+
+    import channels, phy
+    ch = channels.library.get("chip_to_module")
+    rx = phy.Receiver(bandwidth_hz=0.75 * 106.25e9, ctle=phy.Ctle.ieee_802_3ck(106.25e9, -10), dfe=phy.Dfe(8))
+    r = phy.simulate(ch, 10**6, baud_hz=106.25e9, tx=phy.Transmitter(ffe=phy.TxFfe.ieee(pre=(-0.1,))),
+                     rx=rx, noise=phy.Noise(tx_snr_db=33, rx_noise_psd_v2_per_hz=8.2e-18), eye=True, seed=1)
+    r.ber, r.eye.heights_v(), r.burst_model()
+
+Modules: :mod:`phy.signals` (PRBS, PAM4 patterns, precoder), :mod:`phy.equalizers`,
+:mod:`phy.noise`, :mod:`phy.pulse`, :mod:`phy.serdes`, :mod:`phy.timesim`, :mod:`phy.eye`.
+The statistical eye, link roll-up and topology stages arrive with their own issues.
 """
 
-
+from . import signals
+from .equalizers import Ctle, Dfe, RxFfe, TxFfe
 from .errors import ConfigError
+from .eye import EyeDiagram, Waveform
+from .noise import Jitter, Noise
+from .serdes import Cdr, Receiver, Transmitter
+from .timesim import Link, SimulationResult, simulate
 
-__all__ = ["ConfigError"]
+__all__ = [
+    "Cdr",
+    "ConfigError",
+    "Ctle",
+    "Dfe",
+    "EyeDiagram",
+    "Jitter",
+    "Link",
+    "Noise",
+    "Receiver",
+    "RxFfe",
+    "SimulationResult",
+    "Transmitter",
+    "TxFfe",
+    "Waveform",
+    "signals",
+    "simulate",
+]

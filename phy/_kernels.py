@@ -350,3 +350,17 @@ def add_sine(out, k0, omega, amplitude, phase):
             s = np.sin(ang)
         out[i] += amplitude * s
         c, s = c * cw - s * sw, s * cw + c * sw
+
+
+@njit(cache=True)
+def lfsr_bits(state, mask, taps, invert, out):
+    """Fill ``out`` with a Fibonacci LFSR's next bits (feedback = XOR of the register bits
+    at ``taps``, shifted in at bit 0 and sent, XOR ``invert``); return the final state."""
+    for i in range(out.size):
+        fb = 0
+        for t in taps:
+            fb ^= state >> t
+        fb &= 1
+        out[i] = fb ^ invert
+        state = ((state << 1) | fb) & mask
+    return state

@@ -110,7 +110,7 @@ class Noise:
 
 
 def shaped_noise_filter(
-    psd_v2_per_hz: float, baud_hz: float, transfer, f_max_hz: float | None = None, n_taps: int = 33
+    psd_v2_per_hz: float, baud_hz: float, transfer, f_max_hz: float | None = None, n_taps: int = 17
 ) -> tuple[np.ndarray, np.ndarray]:
     """A symbol-spaced FIR that turns unit white noise into the sampled receiver noise.
 
@@ -124,7 +124,7 @@ def shaped_noise_filter(
     fb = number(baud_hz, "baud_hz", positive=True)
     f_max = 40 * fb if f_max_hz is None else f_max_hz
     half = n_taps // 2
-    f = np.linspace(0.0, f_max, 200_001)
+    f = np.linspace(0.0, f_max, 40_001)
     s = psd * np.abs(transfer(f)) ** 2
     tail = s[-1] / max(s.max(), 1e-300)
     if tail > 1e-6:

@@ -23,11 +23,11 @@ Conventions
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from fec import FecError
 from fec.interleave import GRAY_PAM4, bits_per_ui
 
+from . import _kernels as _k
 from . import _validate as check
 from .errors import ConfigError
 
@@ -89,19 +89,6 @@ def _levels_count(modulation: str) -> int:
 # ----------------------------------------------------------------------------- PRBS
 
 
-@njit(cache=True)
-def _lfsr(state, mask, taps, invert, out):
-    """Fill ``out`` with the register's next bits; return its final state."""
-    for i in range(out.size):
-        fb = 0
-        for t in taps:
-            fb ^= state >> t
-        fb &= 1
-        out[i] = fb ^ invert
-        state = ((state << 1) | fb) & mask
-    return state
-
-
 class Prbs:
     """A PRBS generator that carries its state from one call to the next.
 
@@ -144,7 +131,7 @@ class Prbs:
     def bits(self, n: int) -> np.ndarray:
         """The next ``n`` bits (``uint8`` 0/1, transmission order)."""
         out = np.empty(check.integer(n, "n", 0), dtype=np.uint8)
-        self._state = int(_lfsr(self._state, self._mask, self._taps, self._invert, out))
+        self._state = int(_k.lfsr_bits(self._state, self._mask, self._taps, self._invert, out))
         return out
 
 

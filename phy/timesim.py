@@ -567,11 +567,14 @@ def simulate(
     HB = reach_back + c.size + 1
     HA = reach_fwd + c.size + 1
     source = _Source(tx, r_sym)
+    # every stream starts at the same global UI whatever the pulse's span, so that the symbols,
+    # noises and jitter of UI g do not depend on the channel (for spans up to 4096 UI)
+    first = -4096 * (1 + HB // 4096)
 
     class _TxSymbols:
         """Per-symbol transmitter quantities in order: data, sent symbol, noise, edge jitter."""
 
-        k = -HB  # global index of the next symbol
+        k = first  # global index of the next symbol
         prev = 0  # last precoder output
 
         def __call__(self, n):
@@ -588,11 +591,11 @@ def simulate(
             self.k += n
             return {"data": data, "sent": sent, "txn": txn, "eps": eps}
 
-    stream = _Stream(-HB, _TxSymbols())
+    stream = _Stream(first, _TxSymbols())
     def aggressor_symbols(rg):
         return lambda n: {"lv": levels[_random_symbols(rg, n, M)] * tx.swing_v}
 
-    agg_streams = [_Stream(-HB, aggressor_symbols(rg)) for rg in agg_rngs[:A]]
+    agg_streams = [_Stream(first, aggressor_symbols(rg)) for rg in agg_rngs[:A]]
 
     # ---- receiver noise: white, or shaped by the front end (FIR with carried state)
     gfir = lk.rx_noise_fir
@@ -624,7 +627,7 @@ def simulate(
     gray = GRAY_PAM4.astype(np.int64) if M == 4 else np.array([0, 1], dtype=np.int64)
     dfe_v = lk.dfe * lk.h0_v
     pos_base = float(m0 + t0 + v0)
-    block = cdr.update_ui if cdr.kind != "fixed" else 256
+    block = cdr.update_ui if cdr.kind != "fixed" else 1024
 
     g0 = 0
     while g0 < total:

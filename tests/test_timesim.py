@@ -351,3 +351,68 @@ def test_plots_draw():
     assert r.eye.plot_bathtub() is not None
     assert r.waveform.plot() is not None
     assert plot_pulse(r.link.pulse, r.link.sampling_index) is not None
+
+
+def test_real_cable_with_crosstalk():
+    """An 802.3ck cable assembly with its NEXT and FEXT files: crosstalk adds errors."""
+    import warnings
+
+    from conftest import shared_file
+
+    import channels
+
+    path = shared_file("ieee802.3ck/CA_19p75dB_thru.s4p")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", channels.ChannelQualityWarning)
+        ch = channels.load(path, aggressors="auto")
+        quiet = channels.load(path)
+    assert len(ch.aggressors) == 2 and not quiet.aggressors
+    baud = 53.125e9
+    rx = Receiver(bandwidth_hz=0.75 * baud, ctle=Ctle.ieee_802_3ck(baud, -8), dfe=Dfe(8))
+    kw = {"baud_hz": baud, "rx": rx, "waveform_ui": 20_000, "seed": 2}
+    with_xt = simulate(ch, 20_000, **kw)
+    without = simulate(quiet, 20_000, **kw)
+    assert with_xt.config["aggressors"] == 2 and without.config["aggressors"] == 0
+
+    w1, w0 = with_xt.waveform, without.waveform
+    diff = w1.adc_v[:, SPU // 2] - w0.adc_v[:, SPU // 2]  # the crosstalk alone (same victim data)
+    # expected: independent uniform PAM4 aggressors at a random symbol phase, through the front end
+    front = pl.front_end(None, rx.bandwidth_hz, rx.filter_order, rx.ctle)
+    aggs = pl.filtered(ch.pulse_response(baud, SPU), front).aggressors
+    ms = sum(np.mean([np.sum(a.samples[t::SPU] ** 2) for t in range(SPU)]) for a in aggs)
+    predicted = np.sqrt(ms * np.mean(Transmitter().levels ** 2)) * Transmitter().swing_v
+    assert np.sqrt(np.mean(diff**2)) == pytest.approx(predicted, rel=0.35)
+
+
+def test_memory_does_not_grow_with_the_run():
+    import tracemalloc
+
+    p = pl.from_samples(smooth_pulse([0.05, 0.5, 0.2]), BAUD, SPU)
+    kw = {"noise": Noise(rx_noise_rms_v=0.05), "chunk_ui": 8192, "seed": 1}
+    simulate(p, 1000, **kw)
+    peaks = []
+    for n in (20_000, 400_000):
+        tracemalloc.start()
+        simulate(p, n, **kw)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    assert peaks[1] < 1.3 * peaks[0]
+
+
+def test_shaped_noise_filter_reproduces_the_autocorrelation():
+    """The FIR's autocorrelation equals the sampled noise's, R[k] = eta_0 int |H|^2 cos(2 pi f k T) df."""
+    from phy.noise import shaped_noise_filter
+
+    h = pl.front_end(None, 0.75 * BAUD, 4, Ctle.ieee_802_3ck(BAUD, -10))
+    g, R = shaped_noise_filter(8.2e-18, BAUD, h)
+    ac = np.correlate(g, g, "full")[g.size - 1 :]
+    np.testing.assert_allclose(ac[:5], R[:5], atol=1e-3 * R[0])
+    assert R[1] < -0.2 * R[0]  # the CTLE's peaking makes neighbouring samples anti-correlated
+    # the simulator's noise: same record with and without it, the difference is the noise
+    rx = Receiver(bandwidth_hz=0.75 * BAUD, ctle=Ctle.ieee_802_3ck(BAUD, -10))
+    kw = {"rx": rx, "waveform_ui": 50_000, "seed": 1}
+    quiet = simulate(rect_pulse(), 50_000, **kw)
+    noisy = simulate(rect_pulse(), 50_000, noise=Noise(rx_noise_psd_v2_per_hz=8.2e-18), **kw)
+    d = noisy.waveform.adc_v[:, SPU // 2] - quiet.waveform.adc_v[:, SPU // 2]
+    assert np.std(d) == pytest.approx(np.sqrt(R[0]), rel=0.02)
+    assert np.mean(d[1:] * d[:-1]) / np.var(d) == pytest.approx(R[1] / R[0], abs=0.02)
