@@ -12,7 +12,8 @@ The time-domain simulator (:func:`simulate`) takes a :class:`channels.Channel` o
     r.ber, r.eye.heights_v(), r.burst_model()
 
 Modules: :mod:`phy.signals` (PRBS, PAM4 patterns, precoder), :mod:`phy.equalizers`,
-:mod:`phy.noise`, :mod:`phy.pulse`, :mod:`phy.serdes`, :mod:`phy.timesim`, :mod:`phy.eye`.
+:mod:`phy.noise`, :mod:`phy.pulse`, :mod:`phy.serdes`, :mod:`phy.timesim`, :mod:`phy.eye`,
+:mod:`phy.stateye` (:func:`statistical_eye`).
 The statistical eye, link roll-up and topology stages arrive with their own issues.
 """
 
@@ -22,6 +23,7 @@ from .errors import ConfigError
 from .eye import EyeDiagram, Waveform
 from .noise import Jitter, Noise
 from .serdes import Cdr, Receiver, Transmitter
+from .stateye import StatEye, statistical_eye
 from .timesim import Link, SimulationResult, simulate
 
 __all__ = [
@@ -36,9 +38,11 @@ __all__ = [
     "Receiver",
     "RxFfe",
     "SimulationResult",
+    "StatEye",
     "Transmitter",
     "TxFfe",
     "Waveform",
     "signals",
     "simulate",
+    "statistical_eye",
 ]

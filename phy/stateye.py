@@ -1,0 +1,414 @@
+"""Statistical eye: the exact distribution of the signal at the slicer, without Monte Carlo.
+
+At a sampling offset ``tau`` from the receiver's sampling point, the slicer sees
+``a_0 c_0(tau) + ISI(tau) + XT(tau) + N``:
+
+* ``c_k(tau)`` are the symbol-spaced cursors of the equalised pulse (front end, Tx FFE),
+  through the Rx FFE, less what the DFE removes (its taps times the nominal main cursor,
+  decisions assumed right);
+* ``ISI`` is the sum over the other cursors of independent uniform symbols: its
+  distribution is the exact convolution of each cursor's ``M`` equally likely values,
+  computed on a voltage grid (linear split between neighbouring bins);
+* ``XT`` likewise from the aggressors' cursors (independent data), either averaged over
+  the aggressor's symbol phase or at its worst phase;
+* ``N`` is Gaussian: receiver noise through the Rx FFE, transmitter noise through the
+  whole path, and random jitter through the slope of the response to each edge
+  (independent per edge, as :func:`phy.simulate` models it). Dual-Dirac jitter
+  ``+-A_DD`` moves the whole eye and mixes the two shifted eyes.
+
+From it: the symbol error ratio at the thresholds, the error-ratio map over time and
+voltage, each eye's height and width at a target, vertical and horizontal bathtubs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ._validate import integer
+from .errors import ConfigError
+from .eye import _axes
+from .noise import Jitter, Noise
+from .serdes import Cdr, Receiver, Transmitter
+from .timesim import Link, prepare
+
+__all__ = ["StatEye", "discrete_pmf", "statistical_eye"]
+
+
+@njit(cache=True)
+def discrete_pmf(values, levels, v0, dv, nb):
+    """PMF on the grid ``v0 + dv * i`` (``nb`` bins) of ``sum_k levels[m_k] values[k]``
+    with independent, uniform ``m_k``: each cursor shifts copies of the running PMF by its
+    ``M`` values (split linearly between the two nearest bins)."""
+    pmf = np.zeros(nb)
+    x = -v0 / dv
+    i0 = int(np.floor(x))
+    f = x - i0
+    pmf[i0] += 1 - f
+    pmf[i0 + 1] += f
+    lo, hi = i0, i0 + 2
+    tmp = np.zeros(nb)
+    M = levels.size
+    w = 1.0 / M
+    for k in range(values.size):
+        c = values[k]
+        if c == 0.0:
+            continue
+        for i in range(max(0, lo - 1), min(nb, hi + 1)):
+            tmp[i] = 0.0
+        nlo, nhi = nb, 0
+        for m in range(M):
+            s = levels[m] * c / dv
+            si = int(np.floor(s))
+            sf = s - si
+            a = lo + si
+            b = hi + si
+            if a < 0 or b + 1 >= nb:
+                raise ValueError("the voltage grid is too narrow for the ISI")
+            for i in range(lo, hi):
+                p = pmf[i] * w
+                tmp[i + si] += p * (1 - sf)
+                tmp[i + si + 1] += p * sf
+            nlo = min(nlo, a)
+            nhi = max(nhi, b + 1)
+        for i in range(max(0, lo - 1), min(nb, hi + 1)):
+            pmf[i] = 0.0
+        for i in range(nlo, nhi):
+            pmf[i] = tmp[i]
+            tmp[i] = 0.0
+        lo, hi = nlo, nhi
+    return pmf
+
+
+def _gauss_convolve(pmf: np.ndarray, sigma_bins: float) -> np.ndarray:
+    if sigma_bins <= 0:
+        return pmf
+    n = pmf.size
+    m = 1 << int(np.ceil(np.log2(2 * n)))
+    f = np.fft.rfftfreq(m)
+    g = np.exp(-2 * (np.pi * f * sigma_bins) ** 2)
+    out = np.fft.irfft(np.fft.rfft(pmf, m) * g, m)  # mass beyond the grid's ends is dropped
+    return np.clip(out[:n], 0, None)
+
+
+def _convolve_centred(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """PMF of the sum of two variables on the same odd-length grid centred on 0 V."""
+    n = a.size
+    m = 1 << int(np.ceil(np.log2(2 * n)))
+    full = np.fft.irfft(np.fft.rfft(a, m) * np.fft.rfft(b, m), m)
+    z = (n - 1) // 2
+    return np.clip(full[z : z + n], 0, None)
+
+
+@dataclass(frozen=True, eq=False)
+class StatEye:
+    """The statistical eye of a link.
+
+    Attributes
+    ----------
+    time_s : ndarray (P,)
+        Offsets from the sampling point (s), one UI wide.
+    voltage_v : ndarray (nv,)
+        Voltage grid (V) at the slicer.
+    cdf : ndarray (P, nv)
+        Distribution function of ``ISI + XT + N`` (everything but the main cursor's term)
+        at each offset.
+    main_v : ndarray (P,)
+        Main cursor at each offset, for a full-swing symbol (V).
+    levels : ndarray
+        Normalised symbol amplitudes.
+    thresholds_v : ndarray
+    sigma_v : dict
+        The Gaussian terms (rms V at the sampling point): ``rx``, ``tx``, ``jitter``.
+    link : Link
+    """
+
+    time_s: np.ndarray
+    voltage_v: np.ndarray
+    cdf: np.ndarray
+    main_v: np.ndarray
+    levels: np.ndarray
+    thresholds_v: np.ndarray
+    sigma_v: dict
+    ui_s: float
+    link: Link
+
+    @property
+    def centre(self) -> int:
+        return int(np.argmin(np.abs(self.time_s)))
+
+    def _F(self, p: int, x) -> np.ndarray:
+        return np.interp(x, self.voltage_v, self.cdf[p], left=0.0, right=1.0)
+
+    def ser(self, column: int | None = None, thresholds_v=None) -> float:
+        """Symbol error ratio with the slicer's thresholds (or others) at a time offset
+        (default: the sampling point)."""
+        p = self.centre if column is None else column
+        th = self.thresholds_v if thresholds_v is None else np.asarray(thresholds_v, dtype=float)
+        lv = self.levels * self.main_v[p]
+        M = lv.size
+        err = 0.0
+        for m in range(M):
+            if m > 0:
+                err += self._F(p, th[m - 1] - lv[m])
+            if m < M - 1:
+                err += 1.0 - self._F(p, th[m] - lv[m])
+        return float(err / M)
+
+    def ser_dfe(self) -> float:
+        """Symbol error ratio at the sampling point including DFE error propagation: the
+        detector error ratio times the mean errors per burst of :meth:`fec.BurstModel.dfe`
+        for the DFE's taps (its first six; patterns rarer than 1e-9 dropped)."""
+        ser = self.ser()
+        b = self.link.dfe[:6]
+        if b.size == 0 or ser <= 0 or not np.all(np.abs(b) < 1):
+            return ser
+        from fec.analysis import BurstModel
+
+        model = BurstModel.dfe(b, min(ser, 0.5), "pam4" if self.levels.size == 4 else "nrz", tail=1e-9)
+        return ser * model.mean_errors
+
+    def ber(self, column: int | None = None) -> float:
+        """Bit error ratio, Gray coded: errors to a neighbouring level flip one bit of
+        ``log2 M``."""
+        return self.ser(column) / (2 if self.levels.size == 4 else 1)
+
+    def eye_ber(self, p: int, k: int, v) -> np.ndarray:
+        """Error ratio of eye ``k`` (between levels ``k`` and ``k+1``) were its threshold at
+        ``v``, at offset column ``p``: ``(P(y_k > v) + P(y_(k+1) < v)) / M``."""
+        lv = self.levels * self.main_v[p]
+        return ((1.0 - self._F(p, v - lv[k])) + self._F(p, v - lv[k + 1])) / self.levels.size
+
+    def ber_map(self) -> np.ndarray:
+        """Error ratio over (time offset, voltage): at each voltage, the eye whose levels
+        bracket it (the contour plot's data)."""
+        P, nv = self.cdf.shape
+        out = np.ones((P, nv))
+        for p in range(P):
+            lv = self.levels * self.main_v[p]
+            for k in range(lv.size - 1):
+                sel = (self.voltage_v >= lv[k]) & (self.voltage_v <= lv[k + 1])
+                out[p, sel] = self.eye_ber(p, k, self.voltage_v[sel])
+        return out
+
+    def heights_v(self, target: float, column: int | None = None) -> np.ndarray:
+        """Height of each eye where its error ratio stays at or below ``target`` (V)."""
+        p = self.centre if column is None else column
+        lv = self.levels * self.main_v[p]
+        out = []
+        for k in range(lv.size - 1):
+            v = np.linspace(lv[k], lv[k + 1], 2001)
+            ok = self.eye_ber(p, k, v) <= target
+            out.append(float(ok.sum() * (v[1] - v[0])) if ok.any() else 0.0)
+        return np.array(out)
+
+    def widths_s(self, target: float) -> np.ndarray:
+        """Width of each eye (s): the span of offsets around the sampling point where some
+        threshold gives an error ratio at or below ``target``."""
+        P = self.time_s.size
+        good = np.array([self.heights_v(target, p) > 0 for p in range(P)])  # (P, eyes)
+        c = self.centre
+        dt = self.time_s[1] - self.time_s[0]
+        out = []
+        for k in range(good.shape[1]):
+            if not good[c, k]:
+                out.append(0.0)
+                continue
+            lo = c
+            while lo > 0 and good[lo - 1, k]:
+                lo -= 1
+            hi = c
+            while hi < P - 1 and good[hi + 1, k]:
+                hi += 1
+            out.append(float((hi - lo + 1) * dt))
+        return np.array(out)
+
+    def vertical_bathtub(self, eye: int | None = None, n: int = 401) -> tuple[np.ndarray, np.ndarray]:
+        """(threshold voltage, error ratio) across one eye at the sampling point."""
+        p = self.centre
+        k = (self.levels.size - 1) // 2 if eye is None else int(eye)
+        lv = self.levels * self.main_v[p]
+        v = np.linspace(lv[k], lv[k + 1], n)
+        return v, self.eye_ber(p, k, v)
+
+    def horizontal_bathtub(self) -> tuple[np.ndarray, np.ndarray]:
+        """(time offset, symbol error ratio at the slicer thresholds)."""
+        return self.time_s, np.array([self.ser(p) for p in range(self.time_s.size)])
+
+    def to_dict(self, target: float = 1e-4) -> dict:
+        t, s = self.horizontal_bathtub()
+        return {
+            "ser": self.ser(),
+            "ser_dfe": self.ser_dfe(),
+            "ber": self.ber(),
+            "target": target,
+            "heights_v": self.heights_v(target).tolist(),
+            "widths_s": self.widths_s(target).tolist(),
+            "sigma_v": dict(self.sigma_v),
+            "main_v": float(self.main_v[self.centre]),
+            "bathtub_ser": s.tolist(),
+            "time_s": t.tolist(),
+        }
+
+    def plot(self, ax=None, targets=(1e-3, 1e-6, 1e-9, 1e-12)):
+        """BER contours over time (ps) and voltage (mV)."""
+        ax = _axes(ax)
+        m = np.log10(np.clip(self.ber_map(), 1e-300, 1))
+        ax.contourf(self.time_s * 1e12, self.voltage_v * 1e3, m.T, levels=np.linspace(-16, 0, 33), cmap="viridis")
+        cs = ax.contour(self.time_s * 1e12, self.voltage_v * 1e3, m.T, levels=sorted(np.log10(targets)), colors="w",
+                        linewidths=0.6)
+        ax.clabel(cs, fmt=lambda x: f"1e{x:.0f}", fontsize=7)
+        ax.set_xlabel("time from sampling point (ps)")
+        ax.set_ylabel("slicer input (mV)")
+        return ax
+
+
+def statistical_eye(
+    link,
+    *,
+    baud_hz: float | None = None,
+    tx: Transmitter | None = None,
+    rx: Receiver | None = None,
+    noise: Noise | None = None,
+    jitter: Jitter | None = None,
+    cdr: Cdr | None = None,
+    samples_per_ui: int = 32,
+    crosstalk: str = "average",
+    n_bins: int = 4096,
+    n_cursors: int | None = None,
+) -> StatEye:
+    """The statistical eye of a link, configured as for :func:`phy.simulate`.
+
+    Parameters
+    ----------
+    link, baud_hz, tx, rx, noise, jitter, cdr, samples_per_ui
+        As for :func:`phy.simulate` (the CDR's phase is the sampling point; a CDR's
+        wander is not modelled here).
+    crosstalk : {"average", "worst"}
+        Aggressor data at a symbol phase averaged uniformly (asynchronous aggressors) or at
+        the phase that maximises the peak crosstalk.
+    n_bins : int
+        Voltage grid points.
+    n_cursors : int, optional
+        Post-cursors kept (default: all the pulse record holds).
+    """
+    tx = tx or Transmitter()
+    rx = rx or Receiver()
+    noise = noise or Noise()
+    jitter = jitter or Jitter()
+    cdr = cdr or Cdr()
+    if crosstalk not in ("average", "worst"):
+        raise ConfigError(f"crosstalk must be 'average' or 'worst', got {crosstalk!r}")
+    nb = integer(n_bins, "n_bins", 256, 1 << 20)
+    lk, analog = prepare(link, baud_hz=baud_hz, tx=tx, rx=rx, noise=noise, cdr=cdr, samples_per_ui=samples_per_ui)
+    eq = lk.pulse
+    spu = eq.samples_per_ui
+    ui = 1.0 / eq.baud_hz
+    dt = eq.dt_s
+    y = eq.samples
+    m_s = lk.sampling_index
+    n_pre = lk.n_pre
+    n_post = lk.cursors.size - 1 - n_pre
+    if n_cursors is not None:
+        n_post = min(n_post, integer(n_cursors, "n_cursors", 1))
+    w = lk.rx_ffe
+    fpre = rx.ffe.n_pre
+    nd = lk.dfe.size
+    swing = tx.swing_v
+    lv = tx.levels
+    sym_power = float(np.mean(lv**2))
+    P = spu
+    offsets = np.arange(P) - P // 2
+    fine = np.arange(y.size)
+    k = np.arange(-n_pre, n_post + 1)
+    # jitter: slope of the response to each edge (the step response's derivative) per cursor
+    step = np.cumsum(np.pad(analog.samples, (0, (-analog.samples.size) % spu)).reshape(-1, spu), axis=0).reshape(-1)
+    step = step[: analog.samples.size]
+    slope = np.gradient(step, dt)
+    c = tx.ffe.coefficients
+    d_power = sym_power * float(np.sum(np.diff(np.concatenate([[0.0], c, [0.0]])) ** 2))  # E[(x_k - x_(k-1))^2]
+
+    def cursors_at(arr, t):
+        return np.interp(t, fine, arr, left=0.0, right=0.0)
+
+    main = n_pre + fpre
+    comb_main, isi_sets = [], []
+    for off in offsets:
+        cur = np.convolve(cursors_at(y, m_s + off + spu * k), w) * swing
+        comb_main.append(cur[main])
+        res = cur.copy()
+        res[main + 1 : main + 1 + nd] -= lk.dfe * lk.h0_v  # what the DFE takes away (fixed taps)
+        res[main] = 0.0
+        isi_sets.append(res)
+    comb_main = np.array(comb_main)
+    # Gaussian terms at the sampling point: Rx noise through the Rx FFE (with its UI-to-UI
+    # correlation), Tx noise through the whole path, random edge jitter through the slopes
+    if lk.rx_noise_fir.size > 1:
+        g = lk.rx_noise_fir
+        R = np.correlate(g, g, "full")[g.size - 1 :]
+        R[0] += noise.rx_noise_rms_v**2
+    else:
+        R = np.array([lk.rx_noise_rms_v**2])
+    Rn = np.zeros(w.size)
+    Rn[: min(w.size, R.size)] = R[: min(w.size, R.size)]
+    sig_rx2 = float(w @ Rn[np.abs(np.subtract.outer(np.arange(w.size), np.arange(w.size)))] @ w)
+    t0 = m_s + spu * k
+    # (the Tx noise is added after the Tx FFE: it sees the pulse without it)
+    sig_tx2 = (lk.tx_noise_rms * swing) ** 2 * float(np.sum(np.convolve(cursors_at(analog.samples, t0), w) ** 2))
+    g_j = np.convolve(cursors_at(slope, t0), w) * swing
+    sig_j2 = jitter.rj_rms_s**2 * d_power * float(np.sum(g_j**2))
+    sigma = float(np.sqrt(sig_rx2 + sig_tx2 + sig_j2))
+    # aggressors: their symbol phase is uniform (a mixture) or the worst one
+    aggs = eq.aggressors
+    phases = np.arange(0, spu, max(1, spu // 8))
+    xt_sets = []
+    for a in aggs:
+        per_offset = []
+        for off in offsets:
+            rows = np.array([np.convolve(cursors_at(a.samples, m_s + off + th + spu * np.arange(-n_pre - 4, n_post + 1)), w)
+                             * swing for th in phases])
+            if crosstalk == "worst":
+                rows = rows[[int(np.argmax(np.abs(rows).sum(axis=1)))]]
+            per_offset.append(rows)
+        xt_sets.append(per_offset)
+    span = (max(np.abs(s).sum() for s in isi_sets)
+            + sum(max(np.abs(r).sum(axis=1).max() for r in pp) for pp in xt_sets)
+            + 10 * sigma + 1.5 * np.abs(comb_main).max())
+    v = np.linspace(-span, span, nb | 1)  # odd: 0 V is a grid point
+    dv = v[1] - v[0]
+    cdfs = []
+    for i in range(P):
+        pmf = discrete_pmf(isi_sets[i], lv, v[0], dv, v.size)
+        for pp in xt_sets:
+            mix = sum(discrete_pmf(row, lv, v[0], dv, v.size) for row in pp[i]) / len(pp[i])
+            pmf = _convolve_centred(pmf, mix)
+        pmf = _gauss_convolve(pmf, sigma / dv)
+        cdfs.append(np.clip(np.cumsum(pmf) / max(pmf.sum(), 1e-300), 0, 1))
+    cdf = np.array(cdfs)
+    # deterministic jitter moves the whole eye: DCD as a dual Dirac at +-dcd/2, SJ as its
+    # arcsine distribution (16 phases); both mix shifted copies of the eye
+    shifts = np.array([0.0])
+    if jitter.dcd_s:
+        shifts = np.concatenate([shifts - jitter.dcd_s / 2, shifts + jitter.dcd_s / 2])
+    if jitter.sj_amplitude_s:
+        sj = jitter.sj_amplitude_s * np.sin(2 * np.pi * (np.arange(16) + 0.5) / 16)
+        shifts = (shifts[:, None] + sj[None, :]).ravel()
+    if shifts.size > 1:
+        cols = np.arange(P)
+        cdf = np.mean([_shift_rows(cdf, s_ / dt) for s_ in shifts], axis=0)
+        comb_main = np.mean([np.interp(cols - s_ / dt, cols, comb_main) for s_ in shifts], axis=0)
+    return StatEye(offsets * dt, v, cdf, comb_main, lv, lk.thresholds_v,
+                   {"rx": float(np.sqrt(sig_rx2)), "tx": float(np.sqrt(sig_tx2)), "jitter": float(np.sqrt(sig_j2))},
+                   ui, lk)
+
+
+def _shift_rows(a: np.ndarray, s: float) -> np.ndarray:
+    """Rows of ``a`` moved by ``s`` (fractional) along the first axis, edges held."""
+    idx = np.clip(np.arange(a.shape[0]) - s, 0, a.shape[0] - 1)
+    i0 = np.floor(idx).astype(int)
+    i1 = np.minimum(i0 + 1, a.shape[0] - 1)
+    f = (idx - i0)[:, None]
+    return (1 - f) * a[i0] + f * a[i1]
+

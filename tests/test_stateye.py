@@ -1,0 +1,109 @@
+"""The statistical eye against closed forms and against the time-domain simulator."""
+
+import numpy as np
+import pytest
+from scipy import stats
+from test_timesim import BAUD, SPU, rect_pulse, smooth_pulse
+
+import phy.pulse as pl
+from phy.equalizers import Dfe
+from phy.noise import Jitter, Noise
+from phy.serdes import Receiver, Transmitter
+from phy.stateye import discrete_pmf, statistical_eye
+from phy.timesim import simulate
+
+
+def test_discrete_pmf_matches_enumeration():
+    """Exact: the PMF of sum a_k c_k over all M^K symbol combinations."""
+    import itertools
+
+    c = np.array([0.11, -0.07, 0.031, 0.2])
+    lv = np.array([-1.0, -1 / 3, 1 / 3, 1.0])
+    v = np.linspace(-1, 1, 2001)
+    pmf = discrete_pmf(c, lv, v[0], v[1] - v[0], v.size)
+    assert pmf.sum() == pytest.approx(1.0, abs=1e-12)
+    vals = np.array([np.dot(c, lv[list(m)]) for m in itertools.product(range(4), repeat=c.size)])
+    assert np.dot(pmf, v) == pytest.approx(vals.mean(), abs=1e-12)
+    assert np.dot(pmf, v**2) == pytest.approx(np.mean(vals**2), abs=2e-6)  # linear split adds < dv^2/4
+    # the support ends at the worst-case sums
+    nz = np.flatnonzero(pmf > 0)
+    assert v[nz[0]] == pytest.approx(-np.abs(c).sum(), abs=v[1] - v[0])
+    assert v[nz[-1]] == pytest.approx(np.abs(c).sum(), abs=v[1] - v[0])
+
+
+def test_without_isi_the_error_ratio_is_the_gaussian_closed_form():
+    swing, sigma = 0.4, 0.04
+    se = statistical_eye(rect_pulse(), tx=Transmitter(swing_v=swing), noise=Noise(rx_noise_rms_v=sigma))
+    d = swing / 3
+    assert se.ser() == pytest.approx(1.5 * stats.norm.sf(d / sigma), rel=1e-3)
+    assert se.ber() == pytest.approx(se.ser() / 2)
+    nrz = statistical_eye(rect_pulse(), tx=Transmitter("nrz", swing_v=swing), noise=Noise(rx_noise_rms_v=0.1))
+    assert nrz.ser() == pytest.approx(stats.norm.sf(swing / 0.1), rel=1e-3)
+
+
+def test_without_noise_the_opening_is_the_main_cursor_minus_the_worst_isi():
+    cur = [0.03, 0.6, 0.1, -0.05, 0.02]
+    p = pl.from_samples(smooth_pulse(cur), BAUD, SPU)
+    swing = 0.5
+    se = statistical_eye(p, tx=Transmitter(swing_v=swing), n_bins=8001)
+    c = se.link.cursors
+    main = se.link.n_pre
+    h0 = c[main] * swing
+    worst = (np.abs(c).sum() - abs(c[main])) * swing
+    # PAM4: adjacent levels are 2/3 h0 apart; each side loses the worst-case ISI
+    expected = 2 / 3 * h0 - 2 * worst
+    heights = se.heights_v(1e-15)
+    dv = se.voltage_v[1] - se.voltage_v[0]
+    np.testing.assert_allclose(heights, expected, atol=3 * dv)
+
+
+@pytest.mark.parametrize("sigma", [0.026, 0.021, 0.018])
+def test_agrees_with_monte_carlo(sigma):
+    """BER from about 1e-3 to 1e-5: within a factor of 2 (here much closer), eye heights within 5 %."""
+    cur = [0.05, 0.6, 0.25, -0.08, 0.04, 0.02]
+    p = pl.from_samples(smooth_pulse(cur), BAUD, SPU)
+    kw = {"tx": Transmitter(swing_v=0.5), "rx": Receiver(dfe=Dfe(3)),
+              "noise": Noise(rx_noise_rms_v=sigma, tx_snr_db=32), "jitter": Jitter(rj_rms_s=0.01 / BAUD)}
+    se = statistical_eye(p, **kw)
+    n = int(min(3e6, 300 / se.ser()))
+    r = simulate(p, n, eye=True, eye_bins=1024, seed=3, **kw)
+    assert 5e-6 < se.ber() < 2e-3
+    assert 0.5 < r.ber.value / se.ber() < 2.0
+    # the remaining gap is the DFE's error propagation, which the burst model accounts for
+    assert 0.8 < r.ser.value / se.ser_dfe() < 1.35
+    # eye heights at 1e-3: the MC eye's band holds half the target on each side
+    h_se = se.heights_v(1e-3)
+    h_mc = r.eye.heights_v(2e-3)
+    np.testing.assert_allclose(h_mc, h_se, rtol=0.05)
+
+
+def test_sinusoidal_jitter_closes_the_eye_horizontally():
+    p = pl.from_samples(smooth_pulse([0.05, 0.6, 0.1], rise_ui=0.4), BAUD, SPU)
+    kw = {"tx": Transmitter(swing_v=0.5), "rx": Receiver(dfe=Dfe(1)), "noise": Noise(rx_noise_rms_v=0.01)}
+    a = statistical_eye(p, **kw)
+    b = statistical_eye(p, jitter=Jitter(sj_amplitude_s=0.1 / BAUD, sj_frequency_hz=1e6), **kw)
+    wa, wb = a.widths_s(1e-6)[1], b.widths_s(1e-6)[1]
+    assert wb < wa
+    assert (wa - wb) * BAUD == pytest.approx(0.2, abs=2.0 / SPU)  # peak to peak of the SJ
+    _t, s = b.horizontal_bathtub()
+    assert s[b.centre] < s[0] and s[b.centre] < s[-1]
+
+
+def test_crosstalk_widens_the_distribution():
+    y = smooth_pulse([0.05, 0.5, 0.2])
+    agg = 0.1 * smooth_pulse([0.3, 1.0, -0.5, 0.2])
+    kw = {"tx": Transmitter(swing_v=0.5), "noise": Noise(rx_noise_rms_v=0.02)}
+    quiet = statistical_eye(pl.from_samples(y, BAUD, SPU), **kw)
+    avg = statistical_eye(pl.from_samples(y, BAUD, SPU, aggressors=[agg]), **kw)
+    worst = statistical_eye(pl.from_samples(y, BAUD, SPU, aggressors=[agg]), crosstalk="worst", **kw)
+    assert quiet.ser() < avg.ser() <= worst.ser() * 1.0001
+
+
+def test_plot_draws():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    se = statistical_eye(pl.from_samples(smooth_pulse([0.05, 0.6, 0.1]), BAUD, SPU),
+                         tx=Transmitter(swing_v=0.5), noise=Noise(rx_noise_rms_v=0.02))
+    assert se.plot() is not None
+    d = se.to_dict()
+    assert d["ser"] == se.ser() and len(d["heights_v"]) == 3
