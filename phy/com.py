@@ -1,0 +1,485 @@
+"""Channel Operating Margin in the manner of IEEE 802.3 Annex 93A (and 162A/163A/178A).
+
+:func:`channel_margin` takes a channel (a :class:`channels.Channel`, with its crosstalk
+aggressors) and a parameter set (:class:`ComParams`, presets for 802.3ck and 802.3dj) and
+returns a :class:`MarginResult`: COM in dB, its noise breakdown and the equalisation the
+search chose. The steps, with the equations of Annex 93A:
+
+1. **Packages** (93A.1.2): each end gets the reference package, a differential two-port on
+   ``2 R_0``: die capacitance and series inductance ladder, bump capacitance, a package
+   line of impedance ``Z_c`` with the loss ``gamma(f) = gamma_0 + a1 (1 + j) sqrt(f) +
+   a2 f (1 - j 2/pi ln f) + j 2 pi f tau`` (f in GHz, per mm), and the ball capacitance
+   ``C_p``. NEXT aggressors use their own package length. The voltage transfer of the
+   cascade between the die terminations ``R_d`` is 93A-18.
+2. **Filters** (93A-19): the Tx edge filter (93A-46), the Rx Butterworth at ``f_r f_b``
+   (93A-20) and the CTLE (93A-22 with the 802.3ck low-frequency pair); the pulse response
+   is the inverse DFT of that transfer times the spectrum of a one-UI rectangle, scaled
+   by the transmitter amplitude (``A_v``, ``A_fe``, ``A_ne``).
+3. **Equaliser search** (93A.1.6): every CTLE setting and every Tx FFE setting of the
+   parameter grid; for each, the cursor is placed by the Mueller-Muller criterion with the
+   first DFE tap (93A-25/26), the DFE taps follow the post-cursors within their limits, and
+   the figure of merit is ``10 log10(A_s^2 / (s_TX^2 + s_ISI^2 + s_J^2 + s_XT^2 + s_N^2))``
+   (93A-36). The search is vectorised over the Tx FFE grid.
+4. **COM** (93A.1.7): for the best setting, the interference and noise distribution at the
+   detector: ISI, dual-Dirac jitter and crosstalk as exact discrete distributions, the
+   Gaussian Tx noise, random jitter and Rx noise; ``A_ni`` is its ``DER_0`` quantile and
+   ``COM = 20 log10(A_s / A_ni)``.
+
+Deviations from Annex 93A are listed in :class:`MarginResult.notes`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import asdict, dataclass, field, replace
+
+import numpy as np
+
+import channels
+from channels.grid import resample_response
+from channels.response import rx_butterworth, tx_rise_filter
+
+from . import _kernels as _k
+from ._validate import number
+from .equalizers import Ctle
+from .errors import ConfigError
+from .stateye import discrete_pmf
+
+__all__ = ["ComParams", "MarginResult", "channel_margin", "package_sparams"]
+
+
+# ----------------------------------------------------------------------------- parameters
+@dataclass(frozen=True)
+class ComParams:
+    """A COM parameter set (SI units; grids as tuples).
+
+    Tx FFE grids are the values each tap takes, ``c(-3), c(-2), c(-1), c(1)``; ``c(0) = 1 -
+    sum|c|`` must stay at or above ``c0_min``. CTLE frequencies are multiples of the baud
+    rate. Package capacitances are per leg (F), lengths in m, ``gamma0`` per m, ``a1`` in
+    sqrt(ns)/mm and ``a2``, ``tau`` in ns/mm as 93A writes them.
+    """
+
+    name: str
+    baud_hz: float
+    levels: int = 4
+    der0: float = 1e-4
+    t_r_s: float = 8e-12
+    r_lm: float = 0.95
+    a_v: float = 0.413
+    a_fe: float = 0.413
+    a_ne: float = 0.608
+    snr_tx_db: float = 33.0
+    eta0_v2_per_hz: float = 8.2e-18
+    sigma_rj_ui: float = 0.01
+    a_dd_ui: float = 0.02
+    f_r: float = 0.75
+    ctle_fz: float = 1 / 2.5
+    ctle_fp1: float = 1 / 2.5
+    ctle_fp2: float = 1.0
+    ctle_flf: float = 1 / 80
+    g_dc_db: tuple = tuple(float(-g) for g in range(21))
+    g_dc2_db: tuple = tuple(float(-g) for g in range(7))
+    c_m3: tuple = (0.0,)
+    c_m2: tuple = (0.0,)
+    c_m1: tuple = (0.0,)
+    c_p1: tuple = (0.0,)
+    c0_min: float = 0.5
+    dfe_max: tuple = (1.0,)
+    dfe_min: tuple = (-1.0,)
+    r_0: float = 50.0
+    r_d: float = 50.0
+    c_d_f: tuple = (1.2e-13,)
+    l_s_h: tuple = (0.0,)
+    c_b_f: float = 0.0
+    c_p_f: float = 0.87e-13
+    z_c_ohm: tuple = (87.5,)
+    z_p_tx_m: tuple = (12e-3,)
+    z_p_rx_m: tuple = (12e-3,)
+    z_p_next_m: tuple = (12e-3,)
+    gamma0_per_mm: float = 5e-4
+    a1: float = 8.9e-4
+    a2: float = 2e-4
+    tau_ns_per_mm: float = 6.141e-3
+    samples_per_ui: int = 32
+    source: str = ""
+
+    @property
+    def n_tx_settings(self) -> int:
+        return len(self._tx_grid())
+
+    @property
+    def n_ctle_settings(self) -> int:
+        return len(self.g_dc_db) * len(self.g_dc2_db)
+
+    def _tx_grid(self) -> np.ndarray:
+        """Tx FFE settings ``(n, 5)``: ``c(-3), c(-2), c(-1), c(0), c(1)`` with ``c(0) >= c0_min``."""
+        combos = np.array(list(itertools.product(self.c_m3, self.c_m2, self.c_m1, self.c_p1)), dtype=float)
+        c0 = 1.0 - np.abs(combos).sum(axis=1)
+        ok = c0 >= self.c0_min - 1e-12
+        grid = np.column_stack([combos[:, 0], combos[:, 1], combos[:, 2], c0, combos[:, 3]])
+        return grid[ok]
+
+    @classmethod
+    def ieee_802_3ck_kr(cls) -> ComParams:
+        """100GBASE-KR1 (802.3ck, 53.125 GBd PAM4, Annex 163A) as in the reference COM
+        configuration sheet ``3ck_d3p1_KR`` (MATLAB COM 3.70), transcribed by serdeskit;
+        package values from the same sheet."""
+        return cls(
+            name="802.3ck KR", baud_hz=53.125e9, der0=1e-4, t_r_s=8e-12, r_lm=0.95,
+            a_v=0.413, a_fe=0.413, a_ne=0.608, snr_tx_db=33.0, eta0_v2_per_hz=8.2e-18,
+            sigma_rj_ui=0.01, a_dd_ui=0.02, f_r=0.75,
+            g_dc_db=tuple(float(-g) for g in range(21)), g_dc2_db=tuple(float(-g) for g in range(7)),
+            c_m3=tuple(np.round(np.arange(-0.06, 0.0001, 0.02), 4)),
+            c_m2=tuple(np.round(np.arange(0.0, 0.1201, 0.02), 4)),
+            c_m1=tuple(np.round(np.arange(-0.34, 0.0001, 0.02), 4)),
+            c_p1=tuple(np.round(np.arange(-0.2, 0.0001, 0.02), 4)),
+            c0_min=0.54,
+            dfe_max=(0.85, 0.3) + (0.2,) * 5 + (0.1,) * 5,
+            dfe_min=(0.0, -0.05) + (-0.2,) * 5 + (-0.1,) * 5,
+            r_d=50.0, c_d_f=(0.4e-13, 0.9e-13, 1.1e-13), l_s_h=(0.13e-9, 0.15e-9, 0.14e-9), c_b_f=0.3e-13,
+            c_p_f=0.87e-13, z_c_ohm=(87.5, 92.5), z_p_tx_m=(33e-3, 1.8e-3), z_p_rx_m=(33e-3, 1.8e-3),
+            z_p_next_m=(33e-3, 1.8e-3),
+            source="IEEE 802.3ck 163A via the 3ck_d3p1_KR COM sheet (serdeskit transcription)",
+        )
+
+    @classmethod
+    def ieee_802_3dj_kr(cls) -> ComParams:
+        """200GBASE-KR1 (802.3dj draft, 106.25 GBd PAM4, Annex 178A) values as PyChOpMarg's
+        ``IEEE_8023dj`` set carries them; its Rx FFE (16 taps, MMSE) is not modelled
+        here: the search uses the CTLE, Tx FFE and a DFE."""
+        return cls(
+            name="802.3dj KR (no Rx FFE)", baud_hz=106.25e9, der0=2e-4, t_r_s=4e-12, r_lm=0.95,
+            a_v=0.413, a_fe=0.413, a_ne=0.45, snr_tx_db=33.0, eta0_v2_per_hz=6.0e-18,
+            sigma_rj_ui=0.01, a_dd_ui=0.02, f_r=0.58,
+            g_dc_db=tuple(float(-g) for g in range(16)), g_dc2_db=tuple(-g / 2 for g in range(11)),
+            c_m3=tuple(np.round(np.arange(-0.06, 0.0001, 0.02), 4)),
+            c_m2=tuple(np.round(np.arange(0.0, 0.1201, 0.02), 4)),
+            c_m1=tuple(np.round(np.arange(-0.34, 0.0001, 0.02), 4)),
+            c_p1=tuple(np.round(np.arange(-0.2, 0.0001, 0.02), 4)),
+            c0_min=0.5, dfe_max=(0.85,), dfe_min=(0.0,),
+            r_d=50.0, c_d_f=(0.4e-13, 0.9e-13, 1.1e-13), l_s_h=(0.13e-9, 0.15e-9, 0.14e-9), c_b_f=0.3e-13,
+            c_p_f=0.4e-13, z_c_ohm=(87.5, 92.5), z_p_tx_m=(33e-3, 1.8e-3), z_p_rx_m=(33e-3, 1.8e-3),
+            z_p_next_m=(33e-3, 1.8e-3),
+            source="IEEE P802.3dj 178A as in PyChOpMarg's IEEE_8023dj (search reduced to Tx FFE x CTLE x DFE)",
+        )
+
+    def with_(self, **changes) -> ComParams:
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()}
+
+
+# ----------------------------------------------------------------------------- packages
+def _abcd_to_s(a, b, c, d, z0):
+    den = a + b / z0 + c * z0 + d
+    return np.stack([np.stack([(a + b / z0 - c * z0 - d) / den, 2 * (a * d - b * c) / den], -1),
+                     np.stack([2 / den, (-a + b / z0 - c * z0 + d) / den], -1)], -2)
+
+
+def _cascade(s1: np.ndarray, s2: np.ndarray) -> np.ndarray:
+    """Two 2-port S-matrices ``(F, 2, 2)`` on the same reference, in cascade."""
+    d = 1 - s1[:, 1, 1] * s2[:, 0, 0]
+    s11 = s1[:, 0, 0] + s1[:, 0, 1] * s1[:, 1, 0] * s2[:, 0, 0] / d
+    s22 = s2[:, 1, 1] + s2[:, 0, 1] * s2[:, 1, 0] * s1[:, 1, 1] / d
+    s21 = s1[:, 1, 0] * s2[:, 1, 0] / d
+    s12 = s1[:, 0, 1] * s2[:, 0, 1] / d
+    return np.stack([np.stack([s11, s12], -1), np.stack([s21, s22], -1)], -2)
+
+
+def package_sparams(f_hz: np.ndarray, p: ComParams, lengths_m: tuple, receiver: bool) -> np.ndarray:
+    """Differential S-parameters ``(F, 2, 2)`` on ``2 R_0`` of the 93A reference package.
+
+    The die ladder (``C_d``, ``L_s`` per segment), the bump ``C_b``, the package line
+    segments (``Z_c``, length) and the ball ``C_p``, from the die (port 1) to the board
+    (port 2); ``receiver=True`` turns it round. Shunt capacitances sit on each leg of the
+    pair; the line is 93A-9..14.
+    """
+    f = np.asarray(f_hz, dtype=float)
+    w = 2 * np.pi * f
+    r0 = p.r_0  # each leg on R_0: the differential pair on 2 R_0
+    one, zero = np.ones_like(f, dtype=complex), np.zeros_like(f, dtype=complex)
+
+    def shunt_c(c):
+        return _abcd_to_s(one, zero, 1j * w * c, one, r0)
+
+    def series_l(ind):
+        return _abcd_to_s(one, 1j * w * ind, zero, one, r0)
+
+    fg = np.where(f > 0, f / 1e9, 1.0)
+    gamma = p.gamma0_per_mm + p.a1 * (1 + 1j) * np.sqrt(fg) + (
+        p.a2 * (1 - 1j * 2 / np.pi * np.log(fg)) + 2j * np.pi * p.tau_ns_per_mm) * fg
+    gamma = np.where(f > 0, gamma, p.gamma0_per_mm)
+
+    def line(zc, length_m):
+        zp = length_m * 1e3
+        rho = (zc - 2 * r0) / (zc + 2 * r0)
+        e1, e2 = np.exp(-gamma * zp), np.exp(-2 * gamma * zp)
+        den = 1 - rho**2 * e2
+        s11 = rho * (1 - e2) / den
+        s21 = (1 - rho**2) * e1 / den
+        return np.stack([np.stack([s11, s21], -1), np.stack([s21, s11], -1)], -2)
+
+    parts = []
+    for c_d, l_s in zip(p.c_d_f, p.l_s_h):
+        parts += [shunt_c(c_d), series_l(l_s)]
+    if p.c_b_f:
+        parts.append(shunt_c(p.c_b_f))
+    zcs = p.z_c_ohm if len(p.z_c_ohm) == len(lengths_m) else (p.z_c_ohm[0],) * len(lengths_m)
+    parts += [line(zc, z) for zc, z in zip(zcs, lengths_m) if z > 0]
+    parts.append(shunt_c(p.c_p_f))
+    s = parts[0]
+    for q in parts[1:]:
+        s = _cascade(s, q)
+    if receiver:
+        s = s[:, ::-1, ::-1]
+    return s
+
+
+# ----------------------------------------------------------------------------- result
+@dataclass(frozen=True)
+class MarginResult:
+    """COM and how it came about (volts at the detector, dB).
+
+    Attributes
+    ----------
+    com_db : float
+        ``20 log10(A_s / A_ni)``.
+    a_s_v, a_ni_v : float
+        Signal amplitude ``R_LM h0 / (L - 1)`` and the interference-and-noise amplitude at
+        ``DER_0``.
+    fom_db : float
+        The figure of merit of the chosen equalisation.
+    sigmas_v : dict
+        Rms of each term: ``isi``, ``tx``, ``jitter``, ``crosstalk``, ``rx``.
+    tx_ffe : list
+        ``c(-3) .. c(1)`` chosen.
+    g_dc_db, g_dc2_db : float
+    dfe : list
+        DFE taps (normalised to h0).
+    cursor_index : int
+        Sample of the cursor in the pulse response.
+    settings_searched : int
+    seconds : float
+    params : dict
+    notes : list of str
+    """
+
+    com_db: float
+    a_s_v: float
+    a_ni_v: float
+    fom_db: float
+    sigmas_v: dict
+    tx_ffe: list
+    g_dc_db: float
+    g_dc2_db: float
+    dfe: list
+    cursor_index: int
+    settings_searched: int
+    seconds: float
+    params: dict
+    notes: list = field(default_factory=list)
+
+    def breakdown_db(self) -> dict:
+        """Each term's rms against ``A_s`` (dB): how far below the signal it sits."""
+        return {k: (20 * np.log10(self.a_s_v / v) if v > 0 else float("inf")) for k, v in self.sigmas_v.items()}
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["breakdown_db"] = self.breakdown_db()
+        return d
+
+
+# ----------------------------------------------------------------------------- the chain
+def _terminated_transfer(ch: channels.Channel, f: np.ndarray, p: ComParams, near_end: bool) -> np.ndarray:
+    """93A-18: voltage transfer of package + channel + package between the die terminations."""
+    sdd = np.stack([np.stack([ch.parameter("sdd11"), ch.parameter("sdd12")], -1),
+                    np.stack([ch.sdd21, ch.parameter("sdd22")], -1)], -2)
+    zref = ch.reference_impedance_ohm
+    if not np.allclose(zref, 2 * p.r_0):
+        raise ConfigError(f"the channel's reference impedance {zref} differs from 2 R_0 = {2 * p.r_0} ohm")
+    through = np.empty((f.size, 2, 2), dtype=complex)
+    delay = ch.delay_s if ch.kind == "through" else 0.0
+    through[:, 1, 0] = resample_response(ch.f, sdd[:, 1, 0], f, delay, ch.loss_trend_db)
+    through[:, 0, 1] = resample_response(ch.f, sdd[:, 0, 1], f, delay, ch.loss_trend_db)
+    through[:, 0, 0] = resample_response(ch.f, sdd[:, 0, 0], f, 0.0, (0.0, 0.0))
+    through[:, 1, 1] = resample_response(ch.f, sdd[:, 1, 1], f, 0.0, (0.0, 0.0))
+    tx = package_sparams(f, p, p.z_p_next_m if near_end else p.z_p_tx_m, receiver=False)
+    rx = package_sparams(f, p, p.z_p_rx_m, receiver=True)
+    s = _cascade(_cascade(tx, through), rx)
+    g = (p.r_d - p.r_0) / (p.r_d + p.r_0)
+    s11, s12, s21, s22 = s[:, 0, 0], s[:, 0, 1], s[:, 1, 0], s[:, 1, 1]
+    ds = s11 * s22 - s12 * s21
+    return s21 * (1 - g) * (1 + g) / (1 - s11 * g - s22 * g + g * g * ds)
+
+
+def _pmf_quantile(values_list, lv, sigma, der0, ystep):
+    """``A_ni``: minus the ``der0`` quantile of the sum of the discrete terms and a Gaussian."""
+    support = sum(np.abs(v).sum() for v in values_list) + 10 * sigma + 2 * ystep
+    n = 2 * int(np.ceil(support / ystep)) + 1
+    y = (np.arange(n) - n // 2) * ystep
+    pmf = np.zeros(n)
+    pmf[n // 2] = 1.0
+    k = sum(1 for v in values_list if v.size)
+    m = 1 << int(np.ceil(np.log2((k + 1) * n)))  # room for the full linear convolution
+    spec = np.fft.rfft(pmf, m)
+    for v in values_list:
+        if v.size:
+            spec = spec * np.fft.rfft(discrete_pmf(v, lv, y[0], ystep, n), m)
+    if sigma > 0:
+        fr = np.fft.rfftfreq(m)
+        spec = spec * np.exp(-2 * (np.pi * fr * sigma / ystep) ** 2)
+    full = np.fft.irfft(spec, m)
+    # the delta and each discrete PMF put 0 V at index n // 2: in the product of k + 1 of
+    # them 0 V sits at (k + 1) (n // 2), and the grid y starts n // 2 before it
+    start = k * (n // 2)
+    out = np.clip(full[start : start + n], 0, None)
+    cdf = np.cumsum(out)
+    cdf /= cdf[-1]
+    return -float(y[int(np.searchsorted(cdf, der0))])
+
+
+def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_ui: int | None = None,
+                   samples_per_ui: int | None = None) -> MarginResult:
+    """COM of a channel (with its aggressors) for a parameter set.
+
+    Parameters
+    ----------
+    ch : channels.Channel
+        The channel between the package balls; aggressors of kind ``"next"`` and
+        ``"fext"`` are the crosstalk.
+    params : ComParams
+        Default: :meth:`ComParams.ieee_802_3ck_kr`.
+    n_ui : int, optional
+        Pulse record length in UI (a power of two covering three delays plus 200 UI).
+    samples_per_ui : int, optional
+        Overrides ``params.samples_per_ui``.
+    """
+    t_start = time.perf_counter()
+    p = params or ComParams.ieee_802_3ck_kr()
+    if not isinstance(ch, channels.Channel):
+        raise ConfigError(f"channel_margin needs a channels.Channel, got {type(ch).__name__}")
+    if p.levels not in (2, 4):
+        raise ConfigError(f"levels must be 2 or 4, got {p.levels}")
+    fb = number(p.baud_hz, "baud_hz", positive=True)
+    M = int(samples_per_ui or p.samples_per_ui)
+    L = p.levels
+    if n_ui is None:
+        n_ui = max(512, 1 << int(np.ceil(np.log2(3 * ch.delay_s * fb + 200))))
+    n = n_ui * M
+    dt = 1 / (fb * M)
+    f = np.fft.rfftfreq(n, dt)
+    rect = np.zeros(n)
+    rect[:M] = 1.0
+    base = np.fft.rfft(rect) * tx_rise_filter(f, p.t_r_s) * rx_butterworth(f, p.f_r * fb, 4)
+    chans = [(ch, "through", p.a_v)] + [(a, a.kind, p.a_ne if a.kind == "next" else p.a_fe) for a in ch.aggressors]
+    spectra = [base * _terminated_transfer(c, f, p, kind == "next") * amp for c, kind, amp in chans]
+    roll = 8 * M  # a few UI of room before the response starts
+    tx_grid = p._tx_grid()
+    n_tx = tx_grid.shape[0]
+    nd = len(p.dfe_max)
+    bmax, bmin = np.array(p.dfe_max), np.array(p.dfe_min)
+    var_x = (L**2 - 1) / (3 * (L - 1) ** 2)
+    df = f[1] - f[0]
+    hr = rx_butterworth(f, p.f_r * fb, 4)
+    lv = np.linspace(-1, 1, L)
+    best = None
+    notes = []
+    ctle_settings = list(itertools.product(p.g_dc_db, p.g_dc2_db))
+    for g1, g2 in ctle_settings:
+        ctle = Ctle(g1, p.ctle_fz * fb, p.ctle_fp1 * fb, p.ctle_fp2 * fb, g2, p.ctle_flf * fb)
+        hc = ctle.response(f)
+        pulses = [np.roll(np.fft.irfft(s * hc, n), roll) for s in spectra]
+        var_n = p.eta0_v2_per_hz * float(np.sum(np.abs(hr[1:] * hc[1:]) ** 2) * df)
+        thru = pulses[0]
+        # Tx FFE on the pulse: shifted copies, tap i of (c-3, c-2, c-1, c0, c1) delays by (i - 3) UI
+        shifts = np.stack([np.roll(thru, (i - 3) * M) for i in range(5)])  # (5, n)
+        fom, info = _fom_grid(tx_grid, shifts, M, nd, bmax, bmin, p, var_x, var_n,
+                              [np.stack([np.roll(x, (i - 3) * M) for i in range(5)]) if kind == "fext" else x
+                               for x, (_, kind, _) in zip(pulses[1:], chans[1:])])
+        i = int(np.argmax(fom))
+        if best is None or fom[i] > best[0]:
+            best = (float(fom[i]), g1, g2, tx_grid[i], info[i], pulses, var_n)
+    fom_best, g1, g2, taps, cursor, pulses, var_n = best
+    # COM at the chosen setting (93A.1.7)
+    thru = sum(c * np.roll(pulses[0], (i - 3) * M) for i, c in enumerate(taps))
+    h0 = thru[cursor]
+    a_s = p.r_lm * h0 / (L - 1)
+    samples = thru[cursor % M :: M]
+    k0 = cursor // M
+    h = samples.copy()
+    h[k0] = 0.0
+    b = np.clip(h[k0 + 1 : k0 + 1 + nd] / h0, bmin, bmax)
+    h[k0 + 1 : k0 + 1 + nd] -= b * h0
+    thr = 1e-3 * a_s  # 93A.1.7.1 note 2: samples below 0.1 % of A_s are dropped
+    h_isi = h[np.abs(h) > thr]
+    ext = np.pad(thru, 1)
+    idx = cursor % M + M * np.arange(thru.size // M)
+    h_j = (ext[idx + 2] - ext[idx]) / (2 / M)  # slope, V per UI (178A-23)
+    h_dd = p.a_dd_ui * h_j
+    h_dd = h_dd[np.abs(h_dd) > thr]
+    var_j = p.sigma_rj_ui**2 * var_x * float(np.sum(h_j**2))
+    var_tx = h0**2 * 10 ** (-p.snr_tx_db / 10)
+    xts = []
+    for x, (_, kind, _) in zip(pulses[1:], chans[1:]):
+        y = sum(c * np.roll(x, (i - 3) * M) for i, c in enumerate(taps)) if kind == "fext" else x
+        ph = int(np.argmax([np.sum(y[m::M] ** 2) for m in range(M)]))
+        s = y[ph::M]
+        xts.append(s[np.abs(s) > thr])
+    var_g = var_tx + var_j + var_n
+    ystep = min(a_s / 1000, 1e-5)
+    a_ni = _pmf_quantile([h_isi, h_dd] + xts, lv, np.sqrt(var_g), p.der0, ystep)
+    com = 20 * np.log10(a_s / a_ni)
+    var_isi = var_x * float(np.sum(h_isi**2))
+    var_xt = var_x * float(sum(np.sum(s**2) for s in xts))
+    notes.append("Tx FFE applied as UI-spaced copies of the pulse (equal to 93A's H_ffe on the DFT grid)")
+    if ch.grid is not None and ch.grid.extrapolated_above_hz is not None:
+        notes.append(f"channel data extended above {ch.grid.extrapolated_above_hz / 1e9:.4g} GHz by its loss trend")
+    return MarginResult(
+        com_db=float(com), a_s_v=float(a_s), a_ni_v=float(a_ni), fom_db=fom_best,
+        sigmas_v={"isi": float(np.sqrt(var_isi)), "tx": float(np.sqrt(var_tx)), "jitter": float(np.sqrt(var_j)),
+                  "crosstalk": float(np.sqrt(var_xt)), "rx": float(np.sqrt(var_n))},
+        tx_ffe=[float(t) for t in taps], g_dc_db=float(g1), g_dc2_db=float(g2), dfe=[float(x) for x in b],
+        cursor_index=int(cursor), settings_searched=int(n_tx * len(ctle_settings)),
+        seconds=time.perf_counter() - t_start, params=p.to_dict(), notes=notes,
+    )
+
+
+def _gram(rows: np.ndarray) -> np.ndarray:
+    """``G = X X^T`` of the per-tap sample rows ``X`` (5, K): ``sum_k (c . x_k)^2 = c^T G c``."""
+    return rows @ rows.T
+
+
+def _fom_grid(tx_grid, shifts, M, nd, bmax, bmin, p, var_x, var_n, xt_pulses):
+    """FOM (93A-36) of every Tx FFE setting for one CTLE setting (the Numba kernel
+    :func:`phy._kernels.fom_search`).
+
+    ``shifts`` holds the through pulse delayed for each of the five taps; ``xt_pulses`` the
+    aggressors' (FEXT: also per tap, its transmitter uses the same FFE; NEXT: one pulse).
+    Sums of squares over all UI use Gram matrices of the per-tap sample rows (``c^T G c``).
+    Returns (fom, cursor index).
+    """
+    n = shifts.shape[1]
+    K = n // M
+    peak0 = int(np.argmax(shifts[3]))
+    lo = max(0, peak0 - 4 * M)
+    hi = min(n, peak0 + 4 * M + 1)
+    win = np.ascontiguousarray(shifts[:, lo:hi])
+    samp = np.ascontiguousarray(shifts[:, : K * M].reshape(5, K, M).transpose(2, 0, 1))  # [ph, i, k]
+    ext = np.pad(shifts, ((0, 0), (1, 1)))
+    slope = (ext[:, 2 : K * M + 2] - ext[:, : K * M]).reshape(5, K, M).transpose(2, 0, 1) / (2 / M)
+    g_isi = np.einsum("pik,pjk->pij", samp, samp)
+    g_j = np.einsum("pik,pjk->pij", slope, slope)
+    fext = [x for x in xt_pulses if x.ndim == 2]
+    g_xt = np.zeros((len(fext), M, 5, 5))
+    for a, x in enumerate(fext):
+        xs = x[:, : K * M].reshape(5, K, M).transpose(2, 0, 1)
+        g_xt[a] = np.einsum("pik,pjk->pij", xs, xs)
+    xt_const = sum(max(float(np.sum(x[m::M] ** 2)) for m in range(M)) for x in xt_pulses if x.ndim == 1)
+    fom = np.empty(tx_grid.shape[0])
+    cursor = np.empty(tx_grid.shape[0], dtype=np.int64)
+    _k.fom_search(np.ascontiguousarray(tx_grid), win, lo, M, samp, g_isi, g_j, g_xt, float(xt_const),
+                  np.asarray(bmax, dtype=float), np.asarray(bmin, dtype=float), p.r_lm, p.levels, var_x, var_n,
+                  p.a_dd_ui**2 + p.sigma_rj_ui**2, 10 ** (-p.snr_tx_db / 10), fom, cursor)
+    return fom, cursor

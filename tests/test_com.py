@@ -1,0 +1,90 @@
+"""COM-style channel margin: the package model, the noise quantile, the search."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from channels import Channel, media
+from phy import ConfigError
+from phy.com import ComParams, _pmf_quantile, channel_margin, package_sparams
+
+F = np.linspace(0, 60e9, 601)
+
+
+def bare(**kw):
+    base = {"c_d_f": (0.0,), "l_s_h": (0.0,), "c_b_f": 0.0, "c_p_f": 0.0, "z_c_ohm": (100.0,)}
+    base.update(kw)
+    return ComParams.ieee_802_3ck_kr().with_(**base)
+
+
+def test_package_reduces_to_closed_forms():
+    s = package_sparams(F, bare(), (0.0,), receiver=False)  # nothing at all: a through
+    np.testing.assert_allclose(s[:, 1, 0], 1.0, atol=1e-12)
+    np.testing.assert_allclose(s[:, 0, 0], 0.0, atol=1e-12)
+    c = 1e-13  # one shunt capacitance per leg on R_0: s11 = -j w R0 C / (2 + j w R0 C) (93A-8)
+    s = package_sparams(F, bare(c_p_f=c), (0.0,), receiver=False)
+    jw = 2j * np.pi * F * 50.0 * c
+    np.testing.assert_allclose(s[:, 0, 0], -jw / (2 + jw), atol=1e-12)
+    np.testing.assert_allclose(s[:, 1, 0], 2 / (2 + jw), atol=1e-12)
+    # a matched line with only the delay term: |s21| = 1, phase -2 pi f tau z
+    p = bare(gamma0_per_mm=0.0, a1=0.0, a2=0.0, tau_ns_per_mm=6e-3)
+    s = package_sparams(F, p, (30e-3,), receiver=False)
+    np.testing.assert_allclose(s[:, 1, 0], np.exp(-2j * np.pi * F * 6e-12 * 30), atol=1e-9)
+    # the receiver's package is the transmitter's turned round
+    full = ComParams.ieee_802_3ck_kr()
+    tx = package_sparams(F, full, full.z_p_tx_m, receiver=False)
+    rx = package_sparams(F, full, full.z_p_tx_m, receiver=True)
+    np.testing.assert_allclose(rx[:, 0, 0], tx[:, 1, 1])
+    assert np.all(np.abs(tx[:, 1, 0]) <= 1 + 1e-12)  # passive
+
+
+def test_noise_quantile():
+    lv = np.linspace(-1, 1, 4)
+    assert _pmf_quantile([], lv, 1e-3, 1e-4, 1e-6) == pytest.approx(stats.norm.isf(1e-4) * 1e-3, abs=2e-6)
+    # one cursor of 2 mV (PAM4) and a small Gaussian: the quantile is the outer level plus the tail
+    expected = 2e-3 + stats.norm.isf(4e-4) * 1e-4
+    assert _pmf_quantile([np.array([2e-3])], lv, 1e-4, 1e-4, 1e-7) == pytest.approx(expected, abs=2e-7)
+
+
+@pytest.fixture(scope="module")
+def short_and_long():
+    small = ComParams.ieee_802_3ck_kr().with_(g_dc_db=(0.0, -4.0, -8.0, -12.0), g_dc2_db=(0.0, -2.0),
+                                                c_m3=(0.0,), c_m2=(0.0,), c_m1=(0.0, -0.1, -0.2), c_p1=(0.0, -0.1))
+    return small, channel_margin(media.stripline(0.1), small), channel_margin(media.stripline(0.35), small)
+
+
+def test_margin_falls_with_loss(short_and_long):
+    _, short, long_ = short_and_long
+    assert short.com_db > long_.com_db
+    assert short.com_db > 3  # a 0.1 m stripline is an easy channel
+    for r in (short, long_):
+        assert r.a_ni_v > 0 and r.a_s_v > 0
+        assert r.com_db == pytest.approx(20 * np.log10(r.a_s_v / r.a_ni_v))
+        assert r.settings_searched == 4 * 2 * 3 * 2
+        assert r.tx_ffe[3] == pytest.approx(1 - sum(abs(t) for i, t in enumerate(r.tx_ffe) if i != 3))
+        # the noise amplitude at DER0 exceeds every single term's rms
+        assert r.a_ni_v > max(r.sigmas_v.values())
+
+
+def test_search_is_never_worse_than_a_fixed_setting(short_and_long):
+    small, _, long_ = short_and_long
+    ch = media.stripline(0.35)
+    for c_m1 in small.c_m1:
+        fixed = channel_margin(ch, small.with_(c_m1=(c_m1,), g_dc_db=(long_.g_dc_db,), g_dc2_db=(long_.g_dc2_db,)))
+        assert long_.fom_db >= fixed.fom_db - 1e-9
+
+
+def test_crosstalk_lowers_the_margin(short_and_long):
+    small, _, long_ = short_and_long
+    ch = media.stripline(0.35)
+    se = media.stripline(0.35).single_ended.copy()
+    se.s = se.s * 0.03  # a weakly coupled copy of the lane as its far-end aggressor
+    agg = Channel(se, name="agg", kind="fext")
+    noisy = channel_margin(ch.with_aggressors(agg), small)
+    assert noisy.com_db < long_.com_db
+    assert noisy.sigmas_v["crosstalk"] > 0
+
+
+def test_bad_input():
+    with pytest.raises(ConfigError, match="Channel"):
+        channel_margin("not a channel")
