@@ -13,11 +13,12 @@ The time-domain simulator (:func:`simulate`) takes a :class:`channels.Channel` o
 
 Modules: :mod:`phy.signals` (PRBS, PAM4 patterns, precoder), :mod:`phy.equalizers`,
 :mod:`phy.noise`, :mod:`phy.pulse`, :mod:`phy.serdes`, :mod:`phy.timesim`, :mod:`phy.eye`,
-:mod:`phy.stateye` (:func:`statistical_eye`).
+:mod:`phy.stateye` (:func:`statistical_eye`), :mod:`phy.com` (:func:`channel_margin`, COM).
 The statistical eye, link roll-up and topology stages arrive with their own issues.
 """
 
 from . import signals
+from .com import ComParams, MarginResult, channel_margin
 from .equalizers import Ctle, Dfe, RxFfe, TxFfe
 from .errors import ConfigError
 from .eye import EyeDiagram, Waveform
@@ -28,12 +29,14 @@ from .timesim import Link, SimulationResult, simulate
 
 __all__ = [
     "Cdr",
+    "ComParams",
     "ConfigError",
     "Ctle",
     "Dfe",
     "EyeDiagram",
     "Jitter",
     "Link",
+    "MarginResult",
     "Noise",
     "Receiver",
     "RxFfe",
@@ -42,6 +45,7 @@ __all__ = [
     "Transmitter",
     "TxFfe",
     "Waveform",
+    "channel_margin",
     "signals",
     "simulate",
     "statistical_eye",

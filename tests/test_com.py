@@ -88,3 +88,20 @@ def test_crosstalk_lowers_the_margin(short_and_long):
 def test_bad_input():
     with pytest.raises(ConfigError, match="Channel"):
         channel_margin("not a channel")
+
+
+def test_dj_preset_runs_at_106_gbd():
+    p = ComParams.ieee_802_3dj_kr().with_(g_dc_db=(0.0, -6.0, -12.0), g_dc2_db=(0.0, -3.0), c_m3=(0.0,), c_m2=(0.0,),
+                                          c_m1=(0.0, -0.1, -0.2), c_p1=(0.0, -0.1))
+    assert p.baud_hz == 106.25e9 and p.der0 == 2e-4
+    r = channel_margin(media.stripline(0.15), p)
+    assert np.isfinite(r.com_db) and r.settings_searched == 3 * 2 * 3 * 2
+    d = r.to_dict()
+    assert d["params"]["baud_hz"] == 106.25e9 and set(d["breakdown_db"]) == set(r.sigmas_v)
+
+
+def test_full_ck_grid_size():
+    p = ComParams.ieee_802_3ck_kr()
+    assert p.n_ctle_settings == 21 * 7
+    # c(-3) 4 values x c(-2) 7 x c(-1) 18 x c(1) 11, less those leaving c(0) below 0.54
+    assert p.n_tx_settings == 4345
