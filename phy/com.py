@@ -121,7 +121,7 @@ class ComParams:
         return grid[ok]
 
     @classmethod
-    def ieee_802_3ck_kr(cls) -> "ComParams":
+    def ieee_802_3ck_kr(cls) -> ComParams:
         """100GBASE-KR1 (802.3ck, 53.125 GBd PAM4, Annex 163A) as in the reference COM
         configuration sheet ``3ck_d3p1_KR_11_30_21`` (MATLAB COM 3.70), as transcribed in
         public COM ports: T_r 4 ps, DER0 1e-4, eta_0 8.2e-9 V^2/GHz, 12 DFE taps, package

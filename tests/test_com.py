@@ -48,15 +48,20 @@ def test_noise_quantile():
 
 @pytest.fixture(scope="module")
 def short_and_long():
+    # (b_min(1) = 0 here: the 802.3ck sheet's 0.3 forces a first DFE tap that a short channel
+    # does not want, and would make it score below a long one)
     small = ComParams.ieee_802_3ck_kr().with_(g_dc_db=(0.0, -4.0, -8.0, -12.0), g_dc2_db=(0.0, -2.0),
-                                                c_m3=(0.0,), c_m2=(0.0,), c_m1=(0.0, -0.1, -0.2), c_p1=(0.0, -0.1))
-    return small, channel_margin(media.stripline(0.1), small), channel_margin(media.stripline(0.35), small)
+                                                c_m3=(0.0,), c_m2=(0.0,), c_m1=(0.0, -0.1, -0.2), c_p1=(0.0, -0.1),
+                                                dfe_min=(0.0, -0.3) + (-0.2,) * 5 + (-0.1,) * 5)
+    return small, channel_margin(media.stripline(0.2), small), channel_margin(media.stripline(0.8), small)
 
 
 def test_margin_falls_with_loss(short_and_long):
     _, short, long_ = short_and_long
-    assert short.com_db > long_.com_db
-    assert short.com_db > 3  # a 0.1 m stripline is an easy channel
+    # 7 dB against 29 dB at 26.56 GHz; (below about 10 dB, Tx noise, jitter and the packages'
+    # reflections hold COM near 7 to 8 dB whatever the length)
+    assert short.com_db > long_.com_db + 2
+    assert short.com_db > 6
     for r in (short, long_):
         assert r.a_ni_v > 0 and r.a_s_v > 0
         assert r.com_db == pytest.approx(20 * np.log10(r.a_s_v / r.a_ni_v))
@@ -68,7 +73,7 @@ def test_margin_falls_with_loss(short_and_long):
 
 def test_search_is_never_worse_than_a_fixed_setting(short_and_long):
     small, _, long_ = short_and_long
-    ch = media.stripline(0.35)
+    ch = media.stripline(0.8)
     for c_m1 in small.c_m1:
         fixed = channel_margin(ch, small.with_(c_m1=(c_m1,), g_dc_db=(long_.g_dc_db,), g_dc2_db=(long_.g_dc2_db,)))
         assert long_.fom_db >= fixed.fom_db - 1e-9
@@ -76,8 +81,8 @@ def test_search_is_never_worse_than_a_fixed_setting(short_and_long):
 
 def test_crosstalk_lowers_the_margin(short_and_long):
     small, _, long_ = short_and_long
-    ch = media.stripline(0.35)
-    se = media.stripline(0.35).single_ended.copy()
+    ch = media.stripline(0.8)
+    se = media.stripline(0.8).single_ended.copy()
     se.s = se.s * 0.03  # a weakly coupled copy of the lane as its far-end aggressor
     agg = Channel(se, name="agg", kind="fext")
     noisy = channel_margin(ch.with_aggressors(agg), small)
