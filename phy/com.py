@@ -283,6 +283,25 @@ class MarginResult:
     params: dict
     notes: list = field(default_factory=list)
 
+    def serdes(self):
+        """The chosen equalisation as :class:`phy.Transmitter` and :class:`phy.Receiver`, to
+        run :func:`phy.simulate` or :func:`phy.statistical_eye` with: swing ``A_v``, the Tx
+        edge, Rx filter, CTLE and Tx FFE of this result, and a DFE of as many taps within
+        the same limits that adapts (zero forcing) to the link it is run on."""
+        from .equalizers import Dfe, TxFfe
+        from .serdes import Receiver, Transmitter
+
+        p = self.params
+        fb = p["baud_hz"]
+        taps = [t for t in self.tx_ffe]
+        tx = Transmitter("pam4" if p["levels"] == 4 else "nrz", swing_v=p["a_v"], level_mismatch=p["r_lm"],
+                         rise_time_s=p["t_r_s"], ffe=TxFfe(tuple(taps), main=3, normalize=False))
+        ctle = Ctle(self.g_dc_db, p["ctle_fz"] * fb, p["ctle_fp1"] * fb, p["ctle_fp2"] * fb, self.g_dc2_db,
+                    p["ctle_flf"] * fb)
+        lim = np.maximum(np.abs(p["dfe_max"]), np.abs(p["dfe_min"]))
+        rx = Receiver(bandwidth_hz=p["f_r"] * fb, ctle=ctle, dfe=Dfe(len(self.dfe), None, tuple(lim)))
+        return tx, rx
+
     def breakdown_db(self) -> dict:
         """Each term's rms against ``A_s`` (dB): how far below the signal it sits."""
         return {k: (20 * np.log10(self.a_s_v / v) if v > 0 else float("inf")) for k, v in self.sigmas_v.items()}

@@ -110,3 +110,17 @@ def test_full_ck_grid_size():
     assert p.n_ctle_settings == 21 * 7
     # c(-3) 4 values x c(-2) 7 x c(-1) 18 x c(1) 11, less those leaving c(0) below 0.54
     assert p.n_tx_settings == 4345
+
+
+def test_result_drives_the_simulator(short_and_long):
+    """The chosen equalisation, simulated on the same channel: the eye is open."""
+    from phy.stateye import statistical_eye
+
+    _, short, _ = short_and_long
+    tx, rx = short.serdes()
+    assert tx.ffe.coefficients[3] == pytest.approx(short.tx_ffe[3])
+    assert rx.ctle.g_dc_db == short.g_dc_db and rx.dfe.n_taps == len(short.dfe)
+    from phy.serdes import Cdr
+
+    se = statistical_eye(media.stripline(0.2), baud_hz=53.125e9, tx=tx, rx=rx, cdr=Cdr(phase="mm"))
+    assert se.ser() < 1e-12
