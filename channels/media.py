@@ -59,6 +59,7 @@ __all__ = [
     "connector",
     "via",
     "package",
+    "com_package",
     "ac_cap",
     "skew",
     "terminate",
@@ -438,6 +439,78 @@ def package(
         trace_thickness_m=trace_thickness_m, roughness_rms_m=roughness_rms_m,
         frequency=frequency, name=name,
     )
+
+
+def com_package(
+    lengths_m=(12e-3,),
+    zdiff_ohm=(87.5,),
+    *,
+    die_cap_f=(1.2e-13,),
+    series_l_h=(0.0,),
+    bump_cap_f: float = 0.0,
+    ball_cap_f: float = 0.87e-13,
+    gamma0_per_mm: float = 5e-4,
+    a1: float = 8.9e-4,
+    a2: float = 2e-4,
+    tau_ns_per_mm: float = 6.141e-3,
+    receiver: bool = False,
+    frequency=None,
+    name: str = "com_package",
+) -> Channel:
+    """The IEEE 802.3 COM reference package (Annex 93A.1.2, with the 802.3ck die ladder).
+
+    From the die (port 1) to the board (port 2): for each ladder segment a die
+    capacitance ``die_cap_f`` and a series inductance ``series_l_h`` (per leg), a bump
+    capacitance, the package line segments (``lengths_m`` at ``zdiff_ohm``, differential)
+    and the ball capacitance ``ball_cap_f``. The line is 93A-9..14: per mm,
+    ``gamma(f) = gamma0 + a1 (1 + j) sqrt(f) + a2 f (1 - j 2/pi ln f) + j 2 pi tau f``
+    with ``f`` in GHz (``a1`` in sqrt(ns)/mm, ``a2`` and ``tau`` in ns/mm). ``receiver``
+    turns it round (board at port 1, die at port 2).
+    """
+    freq = frequency_grid(frequency)
+    f = freq.f
+    lengths = [check.number(x, "lengths_m", nonneg=True) for x in np.atleast_1d(lengths_m)]
+    zcs = [check.number(z, "zdiff_ohm", positive=True) for z in np.atleast_1d(zdiff_ohm)]
+    if len(zcs) == 1:
+        zcs = zcs * len(lengths)
+    if len(zcs) != len(lengths):
+        raise ChannelError(f"zdiff_ohm needs one value or one per segment ({len(lengths)}), got {len(zcs)}")
+    caps = [check.number(c, "die_cap_f", nonneg=True) for c in np.atleast_1d(die_cap_f)]
+    inds = [check.number(x, "series_l_h", nonneg=True) for x in np.atleast_1d(series_l_h)]
+    if len(inds) == 1:
+        inds = inds * len(caps)
+    if len(inds) != len(caps):
+        raise ChannelError(f"series_l_h needs one value or one per die segment ({len(caps)}), got {len(inds)}")
+    m = rf.media.DefinedGammaZ0(freq, z0=50.0)
+    fg = np.where(f > 0, f / 1e9, 1.0)
+    gamma = gamma0_per_mm + a1 * (1 + 1j) * np.sqrt(fg) + (a2 * (1 - 1j * 2 / np.pi * np.log(fg))
+                                                           + 2j * np.pi * tau_ns_per_mm) * fg
+    gamma = np.where(f > 0, gamma, gamma0_per_mm)
+
+    def line(zdiff: float, length_m: float) -> rf.Network:  # one leg: Z/2 on 50 ohm
+        rho = (zdiff - 100.0) / (zdiff + 100.0)
+        e1, e2 = np.exp(-gamma * length_m * 1e3), np.exp(-2 * gamma * length_m * 1e3)
+        den = 1 - rho**2 * e2
+        s11, s21 = rho * (1 - e2) / den, (1 - rho**2) * e1 / den
+        return rf.Network(frequency=freq, s=np.stack([np.stack([s11, s21], -1), np.stack([s21, s11], -1)], -2),
+                          z0=50.0)
+
+    leg = m.thru()
+    for c, ind in zip(caps, inds):
+        if c > 0:
+            leg = leg ** m.shunt_capacitor(c)
+        if ind > 0:
+            leg = leg ** m.inductor(ind)
+    if bump_cap_f:
+        leg = leg ** m.shunt_capacitor(check.number(bump_cap_f, "bump_cap_f", nonneg=True))
+    for z, length in zip(zcs, lengths):
+        if length > 0:
+            leg = leg ** line(z, length)
+    if ball_cap_f:
+        leg = leg ** m.shunt_capacitor(check.number(ball_cap_f, "ball_cap_f", nonneg=True))
+    if receiver:
+        leg = leg.flipped()
+    return _from_legs(leg, leg, name)
 
 
 # ----------------------------------------------------------------------------- lumped

@@ -5,12 +5,12 @@ aggressors) and a parameter set (:class:`ComParams`, presets for 802.3ck and 802
 returns a :class:`MarginResult`: COM in dB, its noise breakdown and the equalisation the
 search chose. The steps, with the equations of Annex 93A:
 
-1. **Packages** (93A.1.2): each end gets the reference package, a differential two-port on
-   ``2 R_0``: die capacitance and series inductance ladder, bump capacitance, a package
-   line of impedance ``Z_c`` with the loss ``gamma(f) = gamma_0 + a1 (1 + j) sqrt(f) +
-   a2 f (1 - j 2/pi ln f) + j 2 pi f tau`` (f in GHz, per mm), and the ball capacitance
-   ``C_p``. NEXT aggressors use their own package length. The voltage transfer of the
-   cascade between the die terminations ``R_d`` is 93A-18.
+1. **Packages** (93A.1.2): each end gets the reference package
+   (:func:`channels.media.com_package`: die capacitance and series inductance ladder, bump
+   capacitance, package line with the 93A loss model, ball capacitance), cascaded with the
+   channel by :func:`channels.cascade` on the pulse's DFT grid. NEXT aggressors use their
+   own package length. The voltage transfer between the die terminations ``R_d`` is
+   93A-18 (:func:`channels.media.terminate` and :meth:`channels.Channel.voltage_transfer`).
 2. **Filters** (93A-19): the Tx edge filter (93A-46), the Rx Butterworth at ``f_r f_b``
    (93A-20) and the CTLE (93A-22 with the 802.3ck low-frequency pair); the pulse response
    is the inverse DFT of that transfer times the spectrum of a one-UI rectangle, scaled
@@ -37,6 +37,7 @@ from dataclasses import asdict, dataclass, field, replace
 import numpy as np
 
 import channels
+from channels import media
 from channels.grid import resample_response
 from channels.response import rx_butterworth, tx_rise_filter
 
@@ -46,7 +47,7 @@ from .equalizers import Ctle
 from .errors import ConfigError
 from .stateye import discrete_pmf
 
-__all__ = ["ComParams", "MarginResult", "channel_margin", "package_sparams"]
+__all__ = ["ComParams", "MarginResult", "channel_margin"]
 
 
 # ----------------------------------------------------------------------------- parameters
@@ -166,77 +167,20 @@ class ComParams:
             source="IEEE P802.3dj 178A as in PyChOpMarg's IEEE_8023dj (search reduced to Tx FFE x CTLE x DFE)",
         )
 
+    def package(self, f_hz: np.ndarray, end: str) -> channels.Channel:
+        """The reference package (:func:`channels.media.com_package`) at one end:
+        ``"tx"``, ``"next"`` (a NEXT aggressor's transmitter) or ``"rx"``."""
+        lengths = {"tx": self.z_p_tx_m, "next": self.z_p_next_m, "rx": self.z_p_rx_m}[end]
+        return media.com_package(
+            lengths, self.z_c_ohm, die_cap_f=self.c_d_f, series_l_h=self.l_s_h, bump_cap_f=self.c_b_f,
+            ball_cap_f=self.c_p_f, gamma0_per_mm=self.gamma0_per_mm, a1=self.a1, a2=self.a2,
+            tau_ns_per_mm=self.tau_ns_per_mm, receiver=end == "rx", frequency=f_hz, name=f"package_{end}")
+
     def with_(self, **changes) -> ComParams:
         return replace(self, **changes)
 
     def to_dict(self) -> dict:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()}
-
-
-# ----------------------------------------------------------------------------- packages
-def _abcd_to_s(a, b, c, d, z0):
-    den = a + b / z0 + c * z0 + d
-    return np.stack([np.stack([(a + b / z0 - c * z0 - d) / den, 2 * (a * d - b * c) / den], -1),
-                     np.stack([2 / den, (-a + b / z0 - c * z0 + d) / den], -1)], -2)
-
-
-def _cascade(s1: np.ndarray, s2: np.ndarray) -> np.ndarray:
-    """Two 2-port S-matrices ``(F, 2, 2)`` on the same reference, in cascade."""
-    d = 1 - s1[:, 1, 1] * s2[:, 0, 0]
-    s11 = s1[:, 0, 0] + s1[:, 0, 1] * s1[:, 1, 0] * s2[:, 0, 0] / d
-    s22 = s2[:, 1, 1] + s2[:, 0, 1] * s2[:, 1, 0] * s1[:, 1, 1] / d
-    s21 = s1[:, 1, 0] * s2[:, 1, 0] / d
-    s12 = s1[:, 0, 1] * s2[:, 0, 1] / d
-    return np.stack([np.stack([s11, s12], -1), np.stack([s21, s22], -1)], -2)
-
-
-def package_sparams(f_hz: np.ndarray, p: ComParams, lengths_m: tuple, receiver: bool) -> np.ndarray:
-    """Differential S-parameters ``(F, 2, 2)`` on ``2 R_0`` of the 93A reference package.
-
-    The die ladder (``C_d``, ``L_s`` per segment), the bump ``C_b``, the package line
-    segments (``Z_c``, length) and the ball ``C_p``, from the die (port 1) to the board
-    (port 2); ``receiver=True`` turns it round. Shunt capacitances sit on each leg of the
-    pair; the line is 93A-9..14.
-    """
-    f = np.asarray(f_hz, dtype=float)
-    w = 2 * np.pi * f
-    r0 = p.r_0  # each leg on R_0: the differential pair on 2 R_0
-    one, zero = np.ones_like(f, dtype=complex), np.zeros_like(f, dtype=complex)
-
-    def shunt_c(c):
-        return _abcd_to_s(one, zero, 1j * w * c, one, r0)
-
-    def series_l(ind):
-        return _abcd_to_s(one, 1j * w * ind, zero, one, r0)
-
-    fg = np.where(f > 0, f / 1e9, 1.0)
-    gamma = p.gamma0_per_mm + p.a1 * (1 + 1j) * np.sqrt(fg) + (
-        p.a2 * (1 - 1j * 2 / np.pi * np.log(fg)) + 2j * np.pi * p.tau_ns_per_mm) * fg
-    gamma = np.where(f > 0, gamma, p.gamma0_per_mm)
-
-    def line(zc, length_m):
-        zp = length_m * 1e3
-        rho = (zc - 2 * r0) / (zc + 2 * r0)
-        e1, e2 = np.exp(-gamma * zp), np.exp(-2 * gamma * zp)
-        den = 1 - rho**2 * e2
-        s11 = rho * (1 - e2) / den
-        s21 = (1 - rho**2) * e1 / den
-        return np.stack([np.stack([s11, s21], -1), np.stack([s21, s11], -1)], -2)
-
-    parts = []
-    for c_d, l_s in zip(p.c_d_f, p.l_s_h):
-        parts += [shunt_c(c_d), series_l(l_s)]
-    if p.c_b_f:
-        parts.append(shunt_c(p.c_b_f))
-    zcs = p.z_c_ohm if len(p.z_c_ohm) == len(lengths_m) else (p.z_c_ohm[0],) * len(lengths_m)
-    parts += [line(zc, z) for zc, z in zip(zcs, lengths_m) if z > 0]
-    parts.append(shunt_c(p.c_p_f))
-    s = parts[0]
-    for q in parts[1:]:
-        s = _cascade(s, q)
-    if receiver:
-        s = s[:, ::-1, ::-1]
-    return s
 
 
 # ----------------------------------------------------------------------------- result
@@ -314,25 +258,19 @@ class MarginResult:
 
 # ----------------------------------------------------------------------------- the chain
 def _terminated_transfer(ch: channels.Channel, f: np.ndarray, p: ComParams, near_end: bool) -> np.ndarray:
-    """93A-18: voltage transfer of package + channel + package between the die terminations."""
-    sdd = np.stack([np.stack([ch.parameter("sdd11"), ch.parameter("sdd12")], -1),
-                    np.stack([ch.sdd21, ch.parameter("sdd22")], -1)], -2)
+    """93A-18: voltage transfer of package + channel + package between the die terminations
+    ``R_d``. As the reference COM code does, the cascade is formed on the channel's own
+    frequencies and only the resulting transfer is moved onto the DFT grid ``f`` (by
+    :mod:`channels.grid`: de-rotated spline inside the band, the loss trend above it)."""
     zref = ch.reference_impedance_ohm
     if not np.allclose(zref, 2 * p.r_0):
         raise ConfigError(f"the channel's reference impedance {zref} differs from 2 R_0 = {2 * p.r_0} ohm")
-    through = np.empty((f.size, 2, 2), dtype=complex)
-    delay = ch.delay_s if ch.kind == "through" else 0.0
-    through[:, 1, 0] = resample_response(ch.f, sdd[:, 1, 0], f, delay, ch.loss_trend_db)
-    through[:, 0, 1] = resample_response(ch.f, sdd[:, 0, 1], f, delay, ch.loss_trend_db)
-    through[:, 0, 0] = resample_response(ch.f, sdd[:, 0, 0], f, 0.0, (0.0, 0.0))
-    through[:, 1, 1] = resample_response(ch.f, sdd[:, 1, 1], f, 0.0, (0.0, 0.0))
-    tx = package_sparams(f, p, p.z_p_next_m if near_end else p.z_p_tx_m, receiver=False)
-    rx = package_sparams(f, p, p.z_p_rx_m, receiver=True)
-    s = _cascade(_cascade(tx, through), rx)
-    g = (p.r_d - p.r_0) / (p.r_d + p.r_0)
-    s11, s12, s21, s22 = s[:, 0, 0], s[:, 0, 1], s[:, 1, 0], s[:, 1, 1]
-    ds = s11 * s22 - s12 * s21
-    return s21 * (1 - g) * (1 + g) / (1 - s11 * g - s22 * g + g * g * ds)
+    own = ch.as_kind("through")
+    chain = channels.cascade(p.package(own.f, "next" if near_end else "tx"), own, p.package(own.f, "rx"))
+    if p.r_d != p.r_0:
+        chain = media.terminate(chain, 2 * p.r_d, 2 * p.r_d)
+    h = chain.voltage_transfer()
+    return resample_response(chain.f, h, f, chain.delay_s, chain.loss_trend_db)
 
 
 def _pmf_quantile(values_list, lv, sigma, der0, ystep):

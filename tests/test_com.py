@@ -6,7 +6,7 @@ from scipy import stats
 
 from channels import Channel, media
 from phy import ConfigError
-from phy.com import ComParams, _pmf_quantile, channel_margin, package_sparams
+from phy.com import ComParams, _pmf_quantile, channel_margin
 
 F = np.linspace(0, 60e9, 601)
 
@@ -15,6 +15,14 @@ def bare(**kw):
     base = {"c_d_f": (0.0,), "l_s_h": (0.0,), "c_b_f": 0.0, "c_p_f": 0.0, "z_c_ohm": (100.0,)}
     base.update(kw)
     return ComParams.ieee_802_3ck_kr().with_(**base)
+
+
+def package_sparams(f, p, lengths, receiver):
+    ch = media.com_package(lengths, p.z_c_ohm, die_cap_f=p.c_d_f, series_l_h=p.l_s_h, bump_cap_f=p.c_b_f,
+                           ball_cap_f=p.c_p_f, gamma0_per_mm=p.gamma0_per_mm, a1=p.a1, a2=p.a2,
+                           tau_ns_per_mm=p.tau_ns_per_mm, receiver=receiver, frequency=f)
+    return np.stack([np.stack([ch.parameter("sdd11"), ch.parameter("sdd12")], -1),
+                     np.stack([ch.sdd21, ch.parameter("sdd22")], -1)], -2)
 
 
 def test_package_reduces_to_closed_forms():
