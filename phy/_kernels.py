@@ -367,32 +367,26 @@ def lfsr_bits(state, mask, taps, invert, out):
 
 
 @njit(cache=True)
-def _quad(c, G):
-    acc = 0.0
-    for i in range(c.size):
-        for j in range(c.size):
-            acc += c[i] * G[i, j] * c[j]
-    return acc
-
-
-@njit(cache=True)
-def fom_search(tx_grid, win, base, M, samp, g_isi, g_j, g_xt, xt_const, bmax, bmin, r_lm, levels, var_x, var_n,
+def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin, r_lm, levels, var_x, var_n,
                jit_var, snr_lin, fom, cursor):
-    """The 802.3 figure of merit (93A-36) of every Tx FFE setting (rows of ``tx_grid``).
+    """The 802.3 figure of merit (93A-36) of every Tx FFE setting (rows of ``tx_grid``,
+    taps ``c(-3) .. c(1)``).
 
-    ``win[i, w]``: the through pulse delayed for tap ``i`` around its peak, ``w`` from record
-    sample ``base``; ``samp[ph, i, k]``: its UI-spaced samples at phase ``ph``; ``g_isi``,
-    ``g_j`` (``[ph, i, j]``): Gram matrices of those samples and of the slopes; ``g_xt[a,
-    ph]``: each FEXT aggressor's Gram per phase (its worst phase is taken); ``xt_const``:
-    the NEXT aggressors' worst-phase sum of squares. The cursor follows the Mueller-Muller
-    criterion with the first DFE tap (93A-25/26) within one UI of the peak, preferring an
-    exact solution (residual < 1e-3) before the peak. Writes ``fom`` and ``cursor``.
+    ``y``: the through pulse (one DFT period; tap ``i`` delays it by ``(i - 3)`` UI,
+    circularly); ``win[i, w]``: those delayed copies around the peak, ``w`` from sample
+    ``base``. Sums of squares over all UI are quadratic forms in the taps whose matrices are
+    Toeplitz in the circular autocorrelations per sampling phase, ``r_isi[ph, lag]`` (of the
+    pulse) and ``r_j`` (of its slope); ``r_xt[a, ph, lag]`` for each FEXT aggressor (its
+    worst phase is taken), ``xt_const`` the NEXT aggressors' worst-phase sum of squares.
+    The cursor follows the Mueller-Muller criterion with the first DFE tap (93A-25/26)
+    within one UI of the peak, preferring an exact solution (residual < 1e-3) before it.
+    Writes ``fom`` and ``cursor``.
     """
     T = tx_grid.shape[0]
     W = win.shape[1]
-    K = samp.shape[2]
+    n = y.size
     nd = bmax.size
-    y = np.empty(W)
+    yw = np.empty(W)
     for s in range(T):
         c = tx_grid[s]
         best_w = 0
@@ -400,8 +394,8 @@ def fom_search(tx_grid, win, base, M, samp, g_isi, g_j, g_xt, xt_const, bmax, bm
             acc = 0.0
             for i in range(5):
                 acc += c[i] * win[i, w]
-            y[w] = acc
-            if acc > y[best_w]:
+            yw[w] = acc
+            if acc > yw[best_w]:
                 best_w = w
         lo = max(M, best_w - M)
         hi = min(W - M - 1, best_w + M)
@@ -410,10 +404,10 @@ def fom_search(tx_grid, win, base, M, samp, g_isi, g_j, g_xt, xt_const, bmax, bm
         last_pre = -1
         res_min = 1e300
         for ix in range(lo, hi + 1):
-            if y[ix] <= 0:
+            if yw[ix] <= 0:
                 continue
-            b1 = min(bmax[0], max(bmin[0], y[ix + M] / y[ix]))
-            res = abs(y[ix - M] - (y[ix + M] - b1 * y[ix]))
+            b1 = min(bmax[0], max(bmin[0], yw[ix + M] / yw[ix]))
+            res = abs(yw[ix - M] - (yw[ix + M] - b1 * yw[ix]))
             if res < 1e-3:
                 if ix <= best_w:
                     last_pre = ix
@@ -432,27 +426,34 @@ def fom_search(tx_grid, win, base, M, samp, g_isi, g_j, g_xt, xt_const, bmax, bm
             continue
         idx = base + pick
         ph = idx % M
-        k0 = idx // M
-        h0 = y[pick]
+        h0 = yw[pick]
         a_s = r_lm * h0 / (levels - 1)
         post2 = 0.0
         res2 = 0.0
         for j in range(nd):
-            k = k0 + 1 + j
             hp = 0.0
-            if k < K:
-                for i in range(5):
-                    hp += c[i] * samp[ph, i, k]
+            for i in range(5):
+                hp += c[i] * y[(idx + (1 + j - (i - 3)) * M) % n]
             b = min(bmax[j], max(bmin[j], hp / h0))
             post2 += hp * hp
             res2 += (hp - b * h0) ** 2
-        var_isi = var_x * (_quad(c, g_isi[ph]) - h0 * h0 - post2 + res2)
-        var_j = jit_var * var_x * _quad(c, g_j[ph])
+        q_isi = 0.0
+        q_j = 0.0
+        for i in range(5):
+            for k in range(5):
+                lag = abs(i - k)
+                q_isi += c[i] * c[k] * r_isi[ph, lag]
+                q_j += c[i] * c[k] * r_j[ph, lag]
+        var_isi = var_x * (q_isi - h0 * h0 - post2 + res2)
+        var_j = jit_var * var_x * q_j
         var_xt = xt_const
-        for a in range(g_xt.shape[0]):
+        for a in range(r_xt.shape[0]):
             worst = 0.0
             for m in range(M):
-                q = _quad(c, g_xt[a, m])
+                q = 0.0
+                for i in range(5):
+                    for k in range(5):
+                        q += c[i] * c[k] * r_xt[a, m, abs(i - k)]
                 worst = max(worst, q)
             var_xt += worst
         var_xt *= var_x

@@ -351,12 +351,8 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
         hc = ctle.response(f)
         pulses = [np.roll(np.fft.irfft(s * hc, n), roll) for s in spectra]
         var_n = p.eta0_v2_per_hz * float(np.sum(np.abs(hr[1:] * hc[1:]) ** 2) * df)
-        thru = pulses[0]
-        # Tx FFE on the pulse: shifted copies, tap i of (c-3, c-2, c-1, c0, c1) delays by (i - 3) UI
-        shifts = np.stack([np.roll(thru, (i - 3) * M) for i in range(5)])  # (5, n)
-        fom, info = _fom_grid(tx_grid, shifts, M, nd, bmax, bmin, p, var_x, var_n,
-                              [np.stack([np.roll(x, (i - 3) * M) for i in range(5)]) if kind == "fext" else x
-                               for x, (_, kind, _) in zip(pulses[1:], chans[1:])])
+        fom, info = _fom_grid(tx_grid, pulses[0], M, nd, bmax, bmin, p, var_x, var_n,
+                              [(x, kind) for x, (_, kind, _) in zip(pulses[1:], chans[1:])])
         i = int(np.argmax(fom))
         if best is None or fom[i] > best[0]:
             best = (float(fom[i]), g1, g2, tx_grid[i], info[i], pulses, var_n)
@@ -405,40 +401,36 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
     )
 
 
-def _gram(rows: np.ndarray) -> np.ndarray:
-    """``G = X X^T`` of the per-tap sample rows ``X`` (5, K): ``sum_k (c . x_k)^2 = c^T G c``."""
-    return rows @ rows.T
+def _autocorr(y: np.ndarray, M: int, lags: int = 5) -> np.ndarray:
+    """Circular autocorrelation of the UI-spaced samples at each phase: ``r[ph, l] = sum_k
+    y[ph + k M] y[ph + (k + l) M]`` (the record is one DFT period)."""
+    K = y.size // M
+    yp = y[: K * M].reshape(K, M).T  # (M, K)
+    return np.stack([np.sum(yp * np.roll(yp, -lag, axis=1), axis=1) for lag in range(lags)], axis=1)
 
 
-def _fom_grid(tx_grid, shifts, M, nd, bmax, bmin, p, var_x, var_n, xt_pulses):
+def _fom_grid(tx_grid, y, M, nd, bmax, bmin, p, var_x, var_n, xt_pulses):
     """FOM (93A-36) of every Tx FFE setting for one CTLE setting (the Numba kernel
     :func:`phy._kernels.fom_search`).
 
-    ``shifts`` holds the through pulse delayed for each of the five taps; ``xt_pulses`` the
-    aggressors' (FEXT: also per tap, its transmitter uses the same FFE; NEXT: one pulse).
-    Sums of squares over all UI use Gram matrices of the per-tap sample rows (``c^T G c``).
-    Returns (fom, cursor index).
+    ``y`` is the through pulse; tap ``i`` of ``c(-3) .. c(1)`` delays it by ``(i - 3)`` UI.
+    ``xt_pulses``: the aggressors' pulses with their kind (a FEXT aggressor's transmitter
+    uses the same FFE; a NEXT one none). Returns (fom, cursor index).
     """
-    n = shifts.shape[1]
-    K = n // M
-    peak0 = int(np.argmax(shifts[3]))
-    lo = max(0, peak0 - 4 * M)
-    hi = min(n, peak0 + 4 * M + 1)
-    win = np.ascontiguousarray(shifts[:, lo:hi])
-    samp = np.ascontiguousarray(shifts[:, : K * M].reshape(5, K, M).transpose(2, 0, 1))  # [ph, i, k]
-    ext = np.pad(shifts, ((0, 0), (1, 1)))
-    slope = (ext[:, 2 : K * M + 2] - ext[:, : K * M]).reshape(5, K, M).transpose(2, 0, 1) / (2 / M)
-    g_isi = np.einsum("pik,pjk->pij", samp, samp)
-    g_j = np.einsum("pik,pjk->pij", slope, slope)
-    fext = [x for x in xt_pulses if x.ndim == 2]
-    g_xt = np.zeros((len(fext), M, 5, 5))
-    for a, x in enumerate(fext):
-        xs = x[:, : K * M].reshape(5, K, M).transpose(2, 0, 1)
-        g_xt[a] = np.einsum("pik,pjk->pij", xs, xs)
-    xt_const = sum(max(float(np.sum(x[m::M] ** 2)) for m in range(M)) for x in xt_pulses if x.ndim == 1)
+    n = y.size
+    peak0 = int(np.argmax(y))
+    lo = peak0 - 4 * M
+    w = np.arange(lo, peak0 + 4 * M + 1)
+    win = np.ascontiguousarray(np.stack([y[(w - (i - 3) * M) % n] for i in range(5)]))
+    slope = (np.roll(y, -1) - np.roll(y, 1)) / (2 / M)
+    r_isi, r_j = _autocorr(y, M), _autocorr(slope, M)
+    fext = [x for x, kind in xt_pulses if kind == "fext"]
+    r_xt = np.stack([_autocorr(x, M) for x in fext]) if fext else np.zeros((0, M, 5))
+    xt_const = sum(max(float(np.sum(x[m::M] ** 2)) for m in range(M)) for x, kind in xt_pulses if kind == "next")
     fom = np.empty(tx_grid.shape[0])
     cursor = np.empty(tx_grid.shape[0], dtype=np.int64)
-    _k.fom_search(np.ascontiguousarray(tx_grid), win, lo, M, samp, g_isi, g_j, g_xt, float(xt_const),
+    _k.fom_search(np.ascontiguousarray(tx_grid), y, win, lo, M, r_isi, r_j, r_xt, float(xt_const),
                   np.asarray(bmax, dtype=float), np.asarray(bmin, dtype=float), p.r_lm, p.levels, var_x, var_n,
                   p.a_dd_ui**2 + p.sigma_rj_ui**2, 10 ** (-p.snr_tx_db / 10), fom, cursor)
+    cursor %= n
     return fom, cursor
