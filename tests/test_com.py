@@ -103,12 +103,19 @@ def test_bad_input():
         channel_margin("not a channel")
 
 
-def test_dj_preset_runs_at_106_gbd():
+def test_dj_preset_runs_at_106_gbd_with_its_rx_ffe():
     p = ComParams.ieee_802_3dj_kr().with_(g_dc_db=(0.0, -6.0, -12.0), g_dc2_db=(0.0, -3.0), c_m3=(0.0,), c_m2=(0.0,),
                                           c_m1=(0.0, -0.1, -0.2), c_p1=(0.0, -0.1))
-    assert p.baud_hz == 106.25e9 and p.der0 == 2e-4
-    r = channel_margin(media.stripline(0.15), p)
+    assert p.baud_hz == 106.25e9 and p.der0 == 2e-4 and (p.rx_ffe_pre, p.rx_ffe_post) == (5, 10)
+    ch = media.stripline(0.3)  # 18 dB at 53 GHz
+    r = channel_margin(ch, p)
     assert np.isfinite(r.com_db) and r.settings_searched == 3 * 2 * 3 * 2
+    assert len(r.rx_ffe) == 16 and r.rx_ffe[5] == pytest.approx(max(r.rx_ffe, key=abs))
+    without = channel_margin(ch, p.with_(rx_ffe_pre=0, rx_ffe_post=0))
+    assert r.com_db > without.com_db + 1  # the MMSE Rx FFE earns its keep on a lossy channel
+    assert without.rx_ffe == [1.0]
+    _, rx = r.serdes()
+    assert rx.ffe.n_taps == 16 and rx.ffe.taps == tuple(r.rx_ffe)
     d = r.to_dict()
     assert d["params"]["baud_hz"] == 106.25e9 and set(d["breakdown_db"]) == set(r.sigmas_v)
 
