@@ -505,8 +505,8 @@ def _fom_grid(tx_grid, y, M, nd, bmax, bmin, p, var_x, var_n, xt_pulses):
     """
     n = y.size
     peak0 = int(np.argmax(y))
-    lo = peak0 - 4 * M
-    w = np.arange(lo, peak0 + 4 * M + 1)
+    lo = peak0 - 3 * M  # the FFE moves the peak by well under a UI; the MM search spans +-1 UI around it
+    w = np.arange(lo, peak0 + 3 * M + 1)
     win = np.ascontiguousarray(np.stack([y[(w - (i - 3) * M) % n] for i in range(5)]))
     slope = (np.roll(y, -1) - np.roll(y, 1)) / (2 / M)
     r_isi, r_j = _autocorr(y, M), _autocorr(slope, M)
