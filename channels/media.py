@@ -481,35 +481,40 @@ def com_package(
         inds = inds * len(caps)
     if len(inds) != len(caps):
         raise ChannelError(f"series_l_h needs one value or one per die segment ({len(caps)}), got {len(inds)}")
-    m = rf.media.DefinedGammaZ0(freq, z0=50.0)
     fg = np.where(f > 0, f / 1e9, 1.0)
     gamma = gamma0_per_mm + a1 * (1 + 1j) * np.sqrt(fg) + (a2 * (1 - 1j * 2 / np.pi * np.log(fg))
                                                            + 2j * np.pi * tau_ns_per_mm) * fg
     gamma = np.where(f > 0, gamma, gamma0_per_mm)
+    jw = 2j * np.pi * f
+    one, zero = np.ones(f.size, dtype=complex), np.zeros(f.size, dtype=complex)
+    # one leg as a chain of ABCD matrices (F, 2, 2): shunt C, series L, line of Z/2 on each leg
+    chain = np.broadcast_to(np.eye(2, dtype=complex), (f.size, 2, 2)).copy()
 
-    def line(zdiff: float, length_m: float) -> rf.Network:  # one leg: Z/2 on 50 ohm
-        rho = (zdiff - 100.0) / (zdiff + 100.0)
-        e1, e2 = np.exp(-gamma * length_m * 1e3), np.exp(-2 * gamma * length_m * 1e3)
-        den = 1 - rho**2 * e2
-        s11, s21 = rho * (1 - e2) / den, (1 - rho**2) * e1 / den
-        return rf.Network(frequency=freq, s=np.stack([np.stack([s11, s21], -1), np.stack([s21, s11], -1)], -2),
-                          z0=50.0)
+    def then(a, b, c, d):
+        nonlocal chain
+        chain = chain @ np.stack([np.stack([a, b], -1), np.stack([c, d], -1)], -2)
 
-    leg = m.thru()
     for c, ind in zip(caps, inds):
         if c > 0:
-            leg = leg ** m.shunt_capacitor(c)
+            then(one, zero, jw * c, one)
         if ind > 0:
-            leg = leg ** m.inductor(ind)
+            then(one, jw * ind, zero, one)
     if bump_cap_f:
-        leg = leg ** m.shunt_capacitor(check.number(bump_cap_f, "bump_cap_f", nonneg=True))
+        then(one, zero, jw * check.number(bump_cap_f, "bump_cap_f", nonneg=True), one)
     for z, length in zip(zcs, lengths):
         if length > 0:
-            leg = leg ** line(z, length)
+            gl, zl = gamma * length * 1e3, z / 2
+            then(np.cosh(gl), zl * np.sinh(gl), np.sinh(gl) / zl, np.cosh(gl))
     if ball_cap_f:
-        leg = leg ** m.shunt_capacitor(check.number(ball_cap_f, "ball_cap_f", nonneg=True))
+        then(one, zero, jw * check.number(ball_cap_f, "ball_cap_f", nonneg=True), one)
+    a_, b_, c_, d_ = chain[:, 0, 0], chain[:, 0, 1], chain[:, 1, 0], chain[:, 1, 1]
+    z0 = 50.0
+    den = a_ + b_ / z0 + c_ * z0 + d_
+    s_leg = np.stack([np.stack([(a_ + b_ / z0 - c_ * z0 - d_) / den, 2 * (a_ * d_ - b_ * c_) / den], -1),
+                      np.stack([2 / den, (-a_ + b_ / z0 - c_ * z0 + d_) / den], -1)], -2)
     if receiver:
-        leg = leg.flipped()
+        s_leg = s_leg[:, ::-1, ::-1]
+    leg = rf.Network(frequency=freq, s=s_leg, z0=z0)
     return _from_legs(leg, leg, name)
 
 

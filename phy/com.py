@@ -267,7 +267,8 @@ class MarginResult:
 
 
 # ----------------------------------------------------------------------------- the chain
-def _terminated_transfer(ch: channels.Channel, f: np.ndarray, p: ComParams, near_end: bool) -> np.ndarray:
+def _terminated_transfer(ch: channels.Channel, f: np.ndarray, p: ComParams, near_end: bool,
+                         cache: dict | None = None) -> np.ndarray:
     """93A-18: voltage transfer of package + channel + package between the die terminations
     ``R_d``. As the reference COM code does, the cascade is formed on the channel's own
     frequencies and only the resulting transfer is moved onto the DFT grid ``f`` (by
@@ -276,7 +277,15 @@ def _terminated_transfer(ch: channels.Channel, f: np.ndarray, p: ComParams, near
     if not np.allclose(zref, 2 * p.r_0):
         raise ConfigError(f"the channel's reference impedance {zref} differs from 2 R_0 = {2 * p.r_0} ohm")
     own = ch.as_kind("through")
-    chain = channels.cascade(p.package(own.f, "next" if near_end else "tx"), own, p.package(own.f, "rx"))
+    cache = {} if cache is None else cache
+
+    def pkg(end):  # the same package serves every channel on the same grid
+        key = (end, own.f.size, float(own.f[0]), float(own.f[-1]))
+        if key not in cache:
+            cache[key] = p.package(own.f, end)
+        return cache[key]
+
+    chain = channels.cascade(pkg("next" if near_end else "tx"), own, pkg("rx"))
     if p.r_d != p.r_0:
         chain = media.terminate(chain, 2 * p.r_d, 2 * p.r_d)
     h = chain.voltage_transfer()
@@ -343,7 +352,8 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
     rect[:M] = 1.0
     base = np.fft.rfft(rect) * tx_rise_filter(f, p.t_r_s) * rx_butterworth(f, p.f_r * fb, 4)
     chans = [(ch, "through", p.a_v)] + [(a, a.kind, p.a_ne if a.kind == "next" else p.a_fe) for a in ch.aggressors]
-    spectra = [base * _terminated_transfer(c, f, p, kind == "next") * amp for c, kind, amp in chans]
+    packages: dict = {}
+    spectra = [base * _terminated_transfer(c, f, p, kind == "next", packages) * amp for c, kind, amp in chans]
     roll = 8 * M  # a few UI of room before the response starts
     tx_grid = p._tx_grid()
     n_tx = tx_grid.shape[0]
