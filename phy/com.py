@@ -368,9 +368,18 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
     n_rx = p.rx_ffe_pre + 1 + p.rx_ffe_post
     keep = max(1, p.mmse_candidates if n_rx > 1 else 1)
     cands = []  # (fom, ctle index, tx index, cursor)
+    # The CTLE is (g1 P + P jf/f_z)(g2 C + C jf/f_LF) with P, C its poles: every setting's
+    # pulse is a combination of four basis pulses (one inverse DFT each, not one per setting)
+    fz, flf = p.ctle_fz * fb, p.ctle_flf * fb
+    poles = 1 / ((1 + 1j * f / (p.ctle_fp1 * fb)) * (1 + 1j * f / (p.ctle_fp2 * fb)))
+    c_lf = 1 / (1 + 1j * f / flf)
+    parts = (poles * c_lf, poles * c_lf * 1j * f / flf, poles * 1j * f / fz * c_lf, poles * 1j * f / fz * c_lf * 1j * f / flf)
+    basis = [[np.roll(np.fft.irfft(s * q, n), roll) for q in parts] for s in spectra]
     for ci, (g1, g2) in enumerate(ctle_settings):
         hc = _ctle(p, g1, g2).response(f)
-        pulses = [np.roll(np.fft.irfft(s * hc, n), roll) for s in spectra]
+        a1_, a2_ = 10 ** (g1 / 20), 10 ** (g2 / 20)
+        w4 = (a1_ * a2_, a1_, a2_, 1.0)
+        pulses = [w4[0] * b[0] + w4[1] * b[1] + w4[2] * b[2] + w4[3] * b[3] for b in basis]
         var_n = p.eta0_v2_per_hz * float(np.sum(np.abs(hr[1:] * hc[1:]) ** 2) * df)
         fom, info = _fom_grid(tx_grid, pulses[0], M, nd, bmax, bmin, p, var_x, var_n,
                               [(x, kind) for x, (_, kind, _) in zip(pulses[1:], chans[1:])])
