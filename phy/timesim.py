@@ -427,7 +427,7 @@ def simulate(
     eye_bins: int = 256,
     waveform_ui: int = 0,
     warmup_ui: int | None = None,
-    chunk_ui: int = 1 << 16,
+    chunk_ui: int = 1 << 17,
     max_errors_recorded: int = 1_000_000,
     span_threshold: float = 1e-5,
     span_ui: tuple[int, int] | None = None,
