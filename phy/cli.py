@@ -22,7 +22,7 @@ import numpy as np
 import channels
 from channels import ChannelError, ChannelQualityWarning
 
-__all__ = ["main", "channel_report"]
+__all__ = ["channel_report", "main"]
 
 
 def _open(target: str, thru: str, aggressors: str | None) -> channels.Channel:

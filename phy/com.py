@@ -45,7 +45,7 @@ from . import _kernels as _k
 from ._validate import number
 from .equalizers import Ctle, solve_ffe_dfe
 from .errors import ConfigError
-from .stateye import discrete_pmf
+from .stateye import convolve_centred, discrete_pmf, gauss_convolve
 
 __all__ = ["ComParams", "MarginResult", "channel_margin"]
 
@@ -298,27 +298,17 @@ def _terminated_transfer(ch: channels.Channel, f: np.ndarray, p: ComParams, near
 
 
 def _pmf_quantile(values_list, lv, sigma, der0, ystep):
-    """``A_ni``: minus the ``der0`` quantile of the sum of the discrete terms and a Gaussian."""
+    """``A_ni``: minus the ``der0`` quantile of the sum of the discrete terms and a Gaussian
+    (the statistical eye's distribution machinery on a grid of step ``ystep``)."""
     support = sum(np.abs(v).sum() for v in values_list) + 10 * sigma + 2 * ystep
-    n = 2 * int(np.ceil(support / ystep)) + 1
+    n = 2 * int(np.ceil(support / ystep)) + 1  # odd: 0 V is the middle point
     y = (np.arange(n) - n // 2) * ystep
     pmf = np.zeros(n)
     pmf[n // 2] = 1.0
-    k = sum(1 for v in values_list if v.size)
-    m = 1 << int(np.ceil(np.log2((k + 1) * n)))  # room for the full linear convolution
-    spec = np.fft.rfft(pmf, m)
     for v in values_list:
         if v.size:
-            spec = spec * np.fft.rfft(discrete_pmf(v, lv, y[0], ystep, n), m)
-    if sigma > 0:
-        fr = np.fft.rfftfreq(m)
-        spec = spec * np.exp(-2 * (np.pi * fr * sigma / ystep) ** 2)
-    full = np.fft.irfft(spec, m)
-    # the delta and each discrete PMF put 0 V at index n // 2: in the product of k + 1 of
-    # them 0 V sits at (k + 1) (n // 2), and the grid y starts n // 2 before it
-    start = k * (n // 2)
-    out = np.clip(full[start : start + n], 0, None)
-    cdf = np.cumsum(out)
+            pmf = convolve_centred(pmf, discrete_pmf(v, lv, y[0], ystep, n))
+    cdf = np.cumsum(gauss_convolve(pmf, sigma / ystep))
     cdf /= cdf[-1]
     return -float(y[int(np.searchsorted(cdf, der0))])
 

@@ -32,7 +32,7 @@ from .errors import ConfigError
 from .eye import _axes
 from .noise import Jitter, Noise
 from .serdes import Cdr, Receiver, Transmitter
-from .timesim import Link, prepare
+from .timesim import Link, prepare, step_from_pulse
 
 __all__ = ["StatEye", "discrete_pmf", "statistical_eye"]
 
@@ -82,7 +82,7 @@ def discrete_pmf(values, levels, v0, dv, nb):
     return pmf
 
 
-def _gauss_convolve(pmf: np.ndarray, sigma_bins: float) -> np.ndarray:
+def gauss_convolve(pmf: np.ndarray, sigma_bins: float) -> np.ndarray:
     if sigma_bins <= 0:
         return pmf
     n = pmf.size
@@ -93,7 +93,7 @@ def _gauss_convolve(pmf: np.ndarray, sigma_bins: float) -> np.ndarray:
     return np.clip(out[:n], 0, None)
 
 
-def _convolve_centred(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def convolve_centred(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """PMF of the sum of two variables on the same odd-length grid centred on 0 V."""
     n = a.size
     m = 1 << int(np.ceil(np.log2(2 * n)))
@@ -324,9 +324,7 @@ def statistical_eye(
     fine = np.arange(y.size)
     k = np.arange(-n_pre, n_post + 1)
     # jitter: slope of the response to each edge (the step response's derivative) per cursor
-    step = np.cumsum(np.pad(analog.samples, (0, (-analog.samples.size) % spu)).reshape(-1, spu), axis=0).reshape(-1)
-    step = step[: analog.samples.size]
-    slope = np.gradient(step, dt)
+    slope = np.gradient(step_from_pulse(analog.samples, spu), dt)
     c = tx.ffe.coefficients
     d_power = sym_power * float(np.sum(np.diff(np.concatenate([[0.0], c, [0.0]])) ** 2))  # E[(x_k - x_(k-1))^2]
 
@@ -383,8 +381,8 @@ def statistical_eye(
         pmf = discrete_pmf(isi_sets[i], lv, v[0], dv, v.size)
         for pp in xt_sets:
             mix = sum(discrete_pmf(row, lv, v[0], dv, v.size) for row in pp[i]) / len(pp[i])
-            pmf = _convolve_centred(pmf, mix)
-        pmf = _gauss_convolve(pmf, sigma / dv)
+            pmf = convolve_centred(pmf, mix)
+        pmf = gauss_convolve(pmf, sigma / dv)
         cdfs.append(np.clip(np.cumsum(pmf) / max(pmf.sum(), 1e-300), 0, 1))
     cdf = np.array(cdfs)
     # deterministic jitter moves the whole eye: DCD as a dual Dirac at +-dcd/2, SJ as its

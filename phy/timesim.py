@@ -295,7 +295,7 @@ def _rows(S: np.ndarray, spu: int) -> tuple[np.ndarray, np.ndarray]:
             np.ascontiguousarray(flat[1:].reshape(ncol, spu).T))
 
 
-def _step_from_pulse(p: np.ndarray, spu: int) -> np.ndarray:
+def step_from_pulse(p: np.ndarray, spu: int) -> np.ndarray:
     """``s[m] = sum_(k >= 0) p[m - k spu]``: the response to a step made of unit symbols."""
     n_ui = -(-p.size // spu)
     q = np.zeros(n_ui * spu)
@@ -519,7 +519,7 @@ def simulate(
     # largest |phase - edge jitter| any table read can see, in fine samples
     shift = phase_lim + 1 + v0 + jitter.max_tx_s() / dt + (spu / 2 + 1 if cdr.kind == "bang-bang" else 0) + 2
     W = hi - lo
-    step = _step_from_pulse(analog.samples[lo:hi], spu)
+    step = step_from_pulse(analog.samples[lo:hi], spu)
     jpre = int(np.ceil((m0 + shift) / spu)) + 1
     jpost = int(np.ceil((W - m0 + shift) / spu)) + 1
     r_lo = -jpre * spu + m0 - int(np.ceil(shift)) - half - 2
