@@ -10,7 +10,7 @@ their loss, reflections, quality and crosstalk, and their pulse responses.
 Units are SI throughout (Hz, s, m, ohm); names ending in ``_db`` are losses in dB.
 """
 
-from . import grid, library, media, quality
+from . import grid, library, media, optical, quality
 from .channel import Channel, ILDResult, cascade
 from .errors import ChannelError, ChannelQualityWarning
 from .grid import GridInfo
@@ -35,6 +35,7 @@ __all__ = [
     "library",
     "load",
     "media",
+    "optical",
     "quality",
     "read_network",
 ]

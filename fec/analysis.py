@@ -359,14 +359,20 @@ def burst_errors(
     h = np.arange(n + 1)
     for s in range(1, n + 1):
         g[s] = lam / s * np.dot(h[1 : s + 1] * fpos[1 : s + 1], g[s - 1 :: -1][:s])
-    cer = float(g[t + 1 :].sum())
-    ser_out = float(np.dot(h[t + 1 :] / n, g[t + 1 :]))
-    bits_per_hit = bits_total / hits_total if hits_total > 0 else 1.0
-    ber_out = ser_out * bits_per_hit / code.m
     # pre-FEC ratios: bits_total and hits_total are per burst and per codeword (averaged
     # over the interleave phase), so a burst holds interleave * bits_total bit errors
     pre_ber = rate * bits_total * interleave / bpu
     pre_ser = mu * hits_total / n
+    # g holds up to n symbol errors; what it misses (more than n hits, or exp(-lam) lost to
+    # underflow when bursts are many) are codewords far beyond t: they fail, and their
+    # symbols arrive about as wrong as they went in
+    beyond = min(1.0, max(0.0, 1.0 - float(g.sum())))
+    if beyond < 1e-9 and g[0] > 0:
+        beyond = 0.0  # rounding, not mass
+    cer = float(min(1.0, g[t + 1 :].sum() + beyond))
+    ser_out = float(np.dot(h[t + 1 :] / n, g[t + 1 :])) + beyond * min(1.0, pre_ser)
+    bits_per_hit = bits_total / hits_total if hits_total > 0 else 1.0
+    ber_out = ser_out * bits_per_hit / code.m
     flr = frame_loss_ratio(code, cer, frame_bits) if frame_bits is not None else None
     return PostFec(code.name, float(pre_ber), float(pre_ser), cer, ser_out, float(ber_out),
                    miscorrection_probability(code), flr, model.name + (" precoded" if precoded else ""))

@@ -183,3 +183,15 @@ def test_latency_breakdown_terms():
 def test_bad_inputs_raise_fec_error(call, match):
     with pytest.raises(FecError, match=match):
         call()
+
+
+def test_burst_errors_at_error_rates_beyond_the_code_fail_every_codeword():
+    # hundreds of bursts per codeword: exp(-lambda) underflows and more than n symbols are
+    # hit; the code must then report failure, not a tiny error ratio
+    model = fec.BurstModel.dfe([0.5], 0.3, tail=1e-6)
+    pf = fec.burst_errors(fec.KP4, model, der=0.45)
+    assert pf.cer == 1.0
+    assert pf.ber_out > 0.05
+    # and a moderate rate keeps its tiny values (no rounding floor)
+    small = fec.burst_errors(fec.KP4, fec.BurstModel.dfe([0.5], 1e-6), der=1e-6)
+    assert 0 < small.cer < 1e-30
