@@ -20,7 +20,9 @@ after the code. Bursts overlapping on one symbol are counted twice (conservative
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy import optimize, special, stats
@@ -29,6 +31,8 @@ from . import _validate as check
 from .errors import FecError
 from .interleave import bits_per_ui, gray_bits, postcoder_errors
 from .rs import RSCode
+
+_SQRT2 = math.sqrt(2.0)
 
 __all__ = [
     "symbol_error_ratio",
@@ -248,7 +252,9 @@ class BurstModel:
 
         def probs(hist):
             delta = -2.0 * float(np.dot(b, hist))
-            return (w * stats.norm.sf((1 - delta) / sigma), w * stats.norm.sf((1 + delta) / sigma))
+            # Gaussian tails by math.erfc: this runs once per enumerated node
+            return (w * 0.5 * math.erfc((1 - delta) / (sigma * _SQRT2)),
+                    w * 0.5 * math.erfc((1 + delta) / (sigma * _SQRT2)))
 
         patterns, weights = [], []
         dropped = 0.0
@@ -283,10 +289,18 @@ class BurstModel:
 def _hits(pattern: np.ndarray, code: RSCode, interleave: int, precoded: bool, modulation: str):
     """Symbol errors one burst puts into one codeword, over all alignments.
 
-    Returns (h values, weights, bit errors) for every (UI phase, interleave phase).
+    Returns (h values, weights, bit errors) for every (UI phase, interleave phase),
+    read-only: they are cached, as the same patterns recur across error ratios.
     """
+    key = np.ascontiguousarray(pattern, dtype=np.int64).tobytes()
+    return _hits_cached(key, code.m, int(interleave), bool(precoded), modulation)
+
+
+@lru_cache(maxsize=1 << 16)
+def _hits_cached(key: bytes, m: int, interleave: int, precoded: bool, modulation: str):
+    pattern = np.frombuffer(key, dtype=np.int64)
     bpu = bits_per_ui(modulation)
-    upsym = code.m // bpu  # UIs per FEC symbol
+    upsym = m // bpu  # UIs per FEC symbol
     ui = np.flatnonzero(pattern)
     err = pattern[ui]
     if precoded:
@@ -301,8 +315,10 @@ def _hits(pattern: np.ndarray, code: RSCode, interleave: int, precoded: bool, mo
             mine = (uniq + phase) % interleave == 0
             hs.append(int(mine.sum()))
             bs.append(float(sbits[mine].sum()))
-    hs = np.array(hs)
-    return hs, np.full(hs.size, 1.0 / hs.size), np.array(bs)
+    out = (np.array(hs), np.full(len(hs), 1.0 / len(hs)), np.array(bs))
+    for a in out:
+        a.flags.writeable = False
+    return out
 
 
 def burst_errors(

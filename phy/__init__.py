@@ -14,7 +14,8 @@ The time-domain simulator (:func:`simulate`) takes a :class:`channels.Channel` o
 Modules: :mod:`phy.signals` (PRBS, PAM4 patterns, precoder), :mod:`phy.equalizers`,
 :mod:`phy.noise`, :mod:`phy.pulse`, :mod:`phy.serdes`, :mod:`phy.timesim`, :mod:`phy.eye`,
 :mod:`phy.stateye` (:func:`statistical_eye`), :mod:`phy.com` (:func:`channel_margin`, COM).
-The statistical eye, link roll-up and topology stages arrive with their own issues.
+The link roll-up is :mod:`phy.link` (:func:`evaluate_link`, :func:`search_link`); the
+topology stage arrives with its own issue.
 """
 
 from . import signals
@@ -22,12 +23,28 @@ from .com import ComParams, MarginResult, channel_margin
 from .equalizers import Ctle, Dfe, RxFfe, TxFfe
 from .errors import ConfigError
 from .eye import EyeDiagram, Waveform
+from .link import (
+    DEFAULT_TARGET_BER, Framing, LinkReport, LinkSearch, LinkSpec, OpticalClass, PathElement, Retry,
+    SegmentReport, Serdes, evaluate_link, search_link,
+)
 from .noise import Jitter, Noise
 from .serdes import Cdr, Receiver, Transmitter
 from .stateye import StatEye, statistical_eye
 from .timesim import Link, SimulationResult, simulate
 
 __all__ = [
+    "DEFAULT_TARGET_BER",
+    "Framing",
+    "LinkReport",
+    "LinkSearch",
+    "LinkSpec",
+    "OpticalClass",
+    "PathElement",
+    "Retry",
+    "SegmentReport",
+    "Serdes",
+    "evaluate_link",
+    "search_link",
     "Cdr",
     "ComParams",
     "ConfigError",
