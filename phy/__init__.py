@@ -25,7 +25,7 @@ from .errors import ConfigError
 from .eye import EyeDiagram, Waveform
 from .link import (
     DEFAULT_TARGET_BER, Framing, LinkReport, LinkSearch, LinkSpec, OpticalClass, PathElement, Retry,
-    SegmentReport, Serdes, evaluate_link, search_link,
+    Segment, SegmentReport, Serdes, evaluate_link, search_link,
 )
 from .noise import Jitter, Noise
 from .serdes import Cdr, Receiver, Transmitter
@@ -41,6 +41,7 @@ __all__ = [
     "OpticalClass",
     "PathElement",
     "Retry",
+    "Segment",
     "SegmentReport",
     "Serdes",
     "evaluate_link",

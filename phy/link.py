@@ -62,10 +62,12 @@ __all__ = [
     "OpticalClass",
     "PathElement",
     "Retry",
+    "Segment",
     "SegmentReport",
     "Serdes",
     "evaluate_link",
     "search_link",
+    "segments",
 ]
 
 #: Delivered bit error ratio the 802.3 PHYs aim at (BER <= 1e-13 at the MAC, e.g. the
@@ -546,8 +548,12 @@ class SegmentReport:
     eye_heights_v : list
         At ``eye_target`` (the FEC's required detector error ratio, or the target).
     sigma_v : dict
+    equalisation : str
+        How the equalisation was chosen.
+    tx, rx : dict
+        The transmitter and receiver used.
     com_db : float or None
-        When COM chose the equalisation.
+        When COM proposed the equalisation.
     delay_s : float
         Time of flight of the segment.
     notes : list
@@ -561,6 +567,9 @@ class SegmentReport:
     eye_heights_v: list
     eye_target: float
     sigma_v: dict
+    equalisation: str
+    tx: dict
+    rx: dict
     com_db: float | None
     delay_s: float
     notes: list
@@ -668,15 +677,50 @@ def _plain(x):
 
 # ----------------------------------------------------------------------------- segments
 @dataclass(frozen=True)
-class _Eye:
+class Segment:
+    """One equalised segment of a link, everything needed to rerun it: the channel as the
+    receiver sees it (packages included), the chosen transmitter and receiver, the noise
+    and jitter, and its statistical eye.
+
+    ``phy.simulate(seg.channel, n_ui, baud_hz=seg.baud_hz, tx=seg.tx, rx=seg.rx,
+    noise=seg.noise, jitter=seg.jitter)`` checks the eye in the time domain.
+
+    Attributes
+    ----------
+    name : str
+    channel : channels.Channel
+    baud_hz : float
+    tx, rx, noise, jitter
+    eye : StatEye
+    ser, der : float
+        Detector symbol error ratio; with DFE error propagation.
+    equalisation : str
+        How the equalisation was chosen.
+    com_db : float or None
+    delay_s : float
+        Time of flight through the segment.
+    notes : tuple of str
+    """
+
     name: str
+    channel: channels.Channel
+    baud_hz: float
+    tx: Transmitter
+    rx: Receiver
+    noise: Noise
+    jitter: Jitter
+    eye: object
     ser: float
     der: float
-    dfe: np.ndarray
-    eye: object  # StatEye
+    equalisation: str
     com_db: float | None
     delay_s: float
     notes: tuple
+
+    @property
+    def dfe(self) -> np.ndarray:
+        """DFE taps used, normalised to the main cursor."""
+        return np.asarray(self.eye.link.dfe, dtype=float)
 
 
 def _check_band(ch: channels.Channel, baud: float, what: str) -> None:
@@ -688,7 +732,7 @@ def _check_band(ch: channels.Channel, baud: float, what: str) -> None:
 
 
 def _equalised_eye(name: str, ch: channels.Channel, spec: LinkSpec, *, extra_psd: float = 0.0,
-                   packages: bool | None = None) -> _Eye:
+                   packages: bool | None = None) -> Segment:
     """The host SerDes over ``ch``: equalisation (fixed or by COM), then the statistical eye."""
     s = spec.serdes
     baud = spec.baud_hz
@@ -731,15 +775,15 @@ def _equalised_eye(name: str, ch: channels.Channel, spec: LinkSpec, *, extra_psd
         eye = statistical_eye(full, baud_hz=baud, tx=tx, rx=rx, noise=noise, jitter=jitter)
         der = float(eye.ser_dfe())
         if best is None or der < best[0] * 0.99:
-            best = (der, label, eye)
-    der, label, eye = best
-    ser = float(eye.ser())
+            best = (der, label, eye, tx, rx)
+    der, label, eye, tx, rx = best
     if com_db is not None:
         notes.append(f"COM ({p.name}) {com_db:.2f} dB; equalisation: {label}")
-    return _Eye(name, ser, der, np.asarray(eye.link.dfe, dtype=float), eye, com_db, float(full.delay_s), tuple(notes))
+    return Segment(name, full, baud, tx, rx, noise, jitter, eye, float(eye.ser()), der, label, com_db,
+                   float(full.delay_s), tuple(notes))
 
 
-def _optical_eye(name: str, oc: OpticalClass, spec: LinkSpec) -> _Eye:
+def _optical_eye(name: str, oc: OpticalClass, spec: LinkSpec) -> Segment:
     """The optical span equalised by the module DSP, noise from the optical budget."""
     baud = spec.baud_hz
     M = modulation_order(spec.modulation)
@@ -748,14 +792,19 @@ def _optical_eye(name: str, oc: OpticalClass, spec: LinkSpec) -> _Eye:
     rel = b.equivalent_noise_rms_a / (b.levels_a[-1] - b.levels_a[0])  # rms over the outer amplitude
     noise = Noise(rx_noise_rms_v=rel * 2 * swing)
     ch = oc.path.channel()
-    eye = statistical_eye(ch, baud_hz=baud, tx=Transmitter(spec.modulation, swing_v=swing), rx=oc.dsp_rx, noise=noise)
+    tx = Transmitter(spec.modulation, swing_v=swing)
+    eye = statistical_eye(ch, baud_hz=baud, tx=tx, rx=oc.dsp_rx, noise=noise)
     notes = ((f"optical budget: received OMA {b.received_oma_dbm:.2f} dBm, SNR {b.snr_db:.2f} dB, "
              f"SER without ISI {b.ser:.3g}"),)
-    return _Eye(name, float(eye.ser()), float(eye.ser_dfe()), np.asarray(eye.link.dfe, dtype=float), eye, None,
-                oc.path.delay_s, notes)
+    return Segment(name, ch, baud, tx, oc.dsp_rx, noise, Jitter(), eye, float(eye.ser()), float(eye.ser_dfe()),
+                   "module DSP", None, oc.path.delay_s, notes)
 
 
-def _segments(spec: LinkSpec) -> tuple[_Eye, ...]:
+def segments(spec: LinkSpec) -> tuple[Segment, ...]:
+    """The equalised segments of ``spec``'s medium: one for copper and linear optics, three
+    for DSP-retimed optics (host to module, the optics, module to host)."""
+    if not isinstance(spec, LinkSpec):
+        raise ConfigError(f"segments needs a LinkSpec, got {type(spec).__name__}")
     if spec.channel is not None:
         return (_equalised_eye("channel", spec.channel, spec),)
     oc = spec.optics
@@ -789,7 +838,7 @@ def _q_of(der: float, M: int) -> float:
     return float(np.sqrt(2.0) * special.erfcinv(2 * min(x, 0.5)))
 
 
-def _model(eyes: tuple[_Eye, ...], der: float, modulation: str):
+def _model(eyes: tuple[Segment, ...], der: float, modulation: str):
     """The burst model of the segment with the most errors, at ``der`` (or None: random)."""
     if der <= 0:
         return None
@@ -882,14 +931,27 @@ def _required_der(spec: LinkSpec, eyes) -> float:
 
 
 # ----------------------------------------------------------------------------- roll-up
-def evaluate_link(spec: LinkSpec) -> LinkReport:
-    """Roll a link up: errors, bandwidth, latency, energy (see the module docstring)."""
+def evaluate_link(spec: LinkSpec, segs: tuple[Segment, ...] | None = None) -> LinkReport:
+    """Roll a link up: errors, bandwidth, latency, energy (see the module docstring).
+
+    ``segs``: the medium's :func:`segments` when already computed for this medium, SerDes,
+    lane rate and modulation (FEC, framing, retry and path may differ): the eyes are then
+    not recomputed.
+    """
     if not isinstance(spec, LinkSpec):
         raise ConfigError(f"evaluate_link needs a LinkSpec, got {type(spec).__name__}")
-    return _report(spec, _segments(spec))
+    if segs is None:
+        segs = segments(spec)
+    else:
+        segs = tuple(segs)
+        if not segs or not all(isinstance(x, Segment) for x in segs):
+            raise ConfigError("segs must be the Segments that phy.link.segments returns")
+        if not all(np.isclose(x.baud_hz, spec.baud_hz) and x.tx.modulation == spec.modulation for x in segs):
+            raise ConfigError("segs were computed for another baud rate or modulation than this LinkSpec's")
+    return _report(spec, segs)
 
 
-def _report(spec: LinkSpec, eyes: tuple[_Eye, ...]) -> LinkReport:
+def _report(spec: LinkSpec, eyes: tuple[Segment, ...]) -> LinkReport:
     notes = []
     M = 2**spec.bits_per_symbol
     bpu = spec.bits_per_symbol
@@ -963,8 +1025,8 @@ def _report(spec: LinkSpec, eyes: tuple[_Eye, ...]) -> LinkReport:
     heights_target = required
     segs = [
         SegmentReport(e.name, e.ser, e.der, e.dfe.tolist(), float(e.eye.main_v[e.eye.centre]),
-                      e.eye.heights_v(heights_target).tolist(), heights_target, dict(e.eye.sigma_v), e.com_db,
-                      e.delay_s, list(e.notes))
+                      e.eye.heights_v(heights_target).tolist(), heights_target, dict(e.eye.sigma_v),
+                      e.equalisation, e.tx.to_dict(), e.rx.to_dict(), e.com_db, e.delay_s, list(e.notes))
         for e in eyes
     ]
     for e in eyes:
@@ -1036,7 +1098,7 @@ def search_link(
     points = []
     for sd in options:
         base = spec.with_(serdes=sd)
-        eyes = _segments(base)
+        eyes = segments(base)
         for code in fec_codes:
             for il in interleaves if code is not None else (1,):
                 for pre in precoding if spec.modulation == "pam4" else (False,):

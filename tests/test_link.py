@@ -98,7 +98,7 @@ def test_every_latency_term_is_its_formula(cu200):
 def test_path_elements_add_exactly_their_latency_and_energy(cu200):
     spec, r = cu200
     s2 = spec.with_(path=(PathElement.switch_port(), PathElement.aec_retimer(energy_j_per_bit=2e-12)))
-    r2 = phy.link._report(s2, phy.link._segments(s2))
+    r2 = evaluate_link(s2, phy.link.segments(s2))
     assert r2.latency_s - r.latency_s == pytest.approx(203e-9, rel=1e-9)
     assert r2.energy_j_per_bit - r.energy_j_per_bit == pytest.approx(2e-12, rel=1e-12)
     assert r2.latency_breakdown_s["switch_port"] == 200e-9
@@ -176,7 +176,7 @@ def test_report_is_plain_json(cu200):
 def test_retry_terms_follow_go_back_n(cu200):
     spec, _r = cu200
     s2 = spec.with_(fec=None, retry=Retry(crc_bits=32, flit_bytes=256))
-    r2 = phy.link._report(s2, phy.link._segments(s2))
+    r2 = evaluate_link(s2, phy.link.segments(s2))
     assert r2.latency_breakdown_s["flit_accumulation"] == pytest.approx(2048 / (2 * 212.5e9), rel=1e-12)
     fer = r2.flit_retry_ratio
     one_way = r2.latency_s - r2.latency_breakdown_s["retry_mean"]
