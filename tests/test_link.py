@@ -215,6 +215,19 @@ def test_search_on_a_long_cable_needs_kp4_and_beats_every_fixed_choice():
             assert s.best_report.latency_s <= r.latency_s
 
 
+def test_cpo_with_a_quieter_laser_passes_sooner_and_cheaper_than_dsp_pluggables(dsp):
+    from dataclasses import replace
+
+    _spec, r_dsp = dsp
+    oc = OpticalClass.cpo(length_m=100.0)
+    oc = replace(oc, path=replace(oc.path, tx=replace(oc.path.tx, rin_db_per_hz=-145.0)))
+    r = evaluate_link(LinkSpec(optics=oc, lanes=2))
+    assert r.passes
+    assert r.energy_j_per_bit == pytest.approx(r_dsp.energy_j_per_bit * 5.5 / 15.0)
+    # no module DSPs (2 x 50 ns) and a shorter electrical path
+    assert r.latency_s < r_dsp.latency_s - 100e-9
+
+
 def test_linear_optics_at_the_rin_limit_fail_and_say_where():
     r = evaluate_link(LinkSpec(optics=OpticalClass.lpo(), lanes=2))
     assert not r.passes
