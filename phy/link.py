@@ -35,6 +35,7 @@ that meets the target.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 
@@ -731,9 +732,31 @@ def _check_band(ch: channels.Channel, baud: float, what: str) -> None:
         )
 
 
+_EYES: OrderedDict = OrderedDict()  # recent segments, so a channel met again is not re-equalised
+_EYES_MAX = 64
+
+
 def _equalised_eye(name: str, ch: channels.Channel, spec: LinkSpec, *, extra_psd: float = 0.0,
                    packages: bool | None = None) -> Segment:
-    """The host SerDes over ``ch``: equalisation (fixed or by COM), then the statistical eye."""
+    """The host SerDes over ``ch``: equalisation (fixed or by COM), then the statistical eye.
+    Remembered for the same channel object, SerDes, baud, modulation, added noise and
+    packages (an optical class's host channel at every fibre length, a search's options)."""
+    key = (id(ch), spec.serdes, spec.baud_hz, spec.modulation, float(extra_psd), packages)
+    try:
+        hit = _EYES.get(key)
+    except TypeError:  # a SerDes holding something unhashable: no memory
+        return _equalise(name, ch, spec, extra_psd, packages)
+    if hit is not None and hit[0] is ch:
+        _EYES.move_to_end(key)
+        return replace(hit[1], name=name)
+    seg = _equalise(name, ch, spec, extra_psd, packages)
+    _EYES[key] = (ch, seg)
+    if len(_EYES) > _EYES_MAX:
+        _EYES.popitem(last=False)
+    return seg
+
+
+def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float, packages: bool | None) -> Segment:
     s = spec.serdes
     baud = spec.baud_hz
     _check_band(ch, baud, name)

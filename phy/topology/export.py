@@ -1,0 +1,169 @@
+"""Exports of a rolled-up topology to the inputs of system simulators, units stated.
+
+The formats and their units (../shared/REFERENCES.md, "System simulators' link inputs"):
+
+* **ASTRA-sim** analytical network YAML: per dimension ``topology`` (``Ring``,
+  ``FullyConnected``, ``Switch``), ``npus_count``, ``bandwidth`` in GB/s with
+  **GB = 2^30 bytes**, ``latency`` in ns per hop (a ``Switch`` dimension counts two hops:
+  accelerator to switch and switch to accelerator). Its remote-memory JSON:
+  ``memory-type``, ``num-nodes``, ``num-npus-per-node``, ``remote-mem-latency`` (ns),
+  ``remote-mem-bw`` (bytes per ns).
+* **Calculon** ``networks[]``: ``bandwidth`` (GB/s, 10^9 bytes), ``efficiency``,
+  ``size``, ``latency`` (s), ``ops`` per collective ``[scalar, offset]`` (the data moved
+  is ``scalar x (n + offset) / n`` of the buffer: all-reduce ``[2, -1]``).
+* **GenZ**: ``ICN`` (GB/s) and ``ICN_LL`` (us).
+* **LLMCompass** link: ``bandwidth_per_direction_byte``, ``bandwidth_both_directions_byte``
+  (B/s), ``latency_second``, ``flit_size_byte``, ``header_size_byte``,
+  ``max_payload_size_byte``.
+* **ns-3** style topology text: ``nodes switches links``, the switch ids, then one line
+  per link ``src dst <rate>Gbps <delay>ms <error_rate>``.
+* Plain JSON: :meth:`TopologyReport.to_dict`.
+
+Bandwidths are per accelerator and per direction; latencies one way.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from .._validate import integer, number
+from ..errors import ConfigError
+from .fabric import Topology, TopologyReport
+
+__all__ = [
+    "GIB",
+    "astra_sim_network",
+    "astra_sim_remote_memory",
+    "calculon_network",
+    "genz_icn",
+    "llmcompass_link",
+    "ns3_topology",
+    "to_json",
+]
+
+GIB = float(2**30)
+
+
+def _report(r) -> TopologyReport:
+    if not isinstance(r, TopologyReport):
+        raise ConfigError(f"expected a TopologyReport (phy.topology.rollup), got {type(r).__name__}")
+    return r
+
+
+def astra_sim_network(report: TopologyReport, dims: list[tuple[str, int, str]] | None = None) -> str:
+    """ASTRA-sim's analytical network YAML.
+
+    ``dims``: ``(topology, npus_count, path)`` per dimension, ``path`` naming the report's
+    route whose latency the dimension carries (default: one ``Switch`` dimension over all
+    accelerators on the ``remote`` route). Each dimension's bandwidth is the accelerator's
+    bandwidth per direction in GiB/s; its latency per hop is the route's one-way
+    latency divided by its hops (2 for ``Switch``, 1 otherwise).
+    """
+    r = _report(report)
+    dims = dims or [("Switch", r.n_accelerators, "remote")]
+    topo, npus, bw, lat = [], [], [], []
+    for kind, count, path in dims:
+        if kind not in ("Ring", "FullyConnected", "Switch"):
+            raise ConfigError(f"ASTRA-sim dimension topology must be Ring, FullyConnected or Switch, got {kind!r}")
+        integer(count, "npus_count", 1)
+        if path not in r.latency_s:
+            raise ConfigError(f"no route {path!r} in the report; it has {', '.join(r.latency_s)}")
+        hops = 2 if kind == "Switch" else 1
+        topo.append(kind)
+        npus.append(int(count))
+        bw.append(r.accel_bandwidth_bps / GIB)
+        lat.append(r.latency_s[path] * 1e9 / hops)
+
+    def row(xs):
+        return "[ " + ", ".join(x if isinstance(x, str) else repr(float(x)) if isinstance(x, float) else str(x)
+                                for x in xs) + " ]"
+
+    return (f"# {r.name}: linkmodel roll-up; bandwidth in GB/s (2^30 bytes) per NPU per direction, "
+            f"latency in ns per hop\n"
+            f"topology: {row(topo)}\nnpus_count: {row(npus)}\nbandwidth: {row(bw)}\nlatency: {row(lat)}\n")
+
+
+def astra_sim_remote_memory(report: TopologyReport, *, memory_type: str = "PER_NODE_MEMORY_EXPANSION",
+                            num_nodes: int = 1, npus_per_node: int | None = None,
+                            memory_latency_s: float = 0.0) -> str:
+    """ASTRA-sim's remote-memory JSON for weights over this fabric: latency the farthest
+    route's plus ``memory_latency_s`` (ns), bandwidth the accelerator's per direction
+    (bytes per ns)."""
+    r = _report(report)
+    d = {
+        "memory-type": str(memory_type),
+        "num-nodes": integer(num_nodes, "num_nodes", 1),
+        "num-npus-per-node": integer(npus_per_node or r.n_accelerators, "npus_per_node", 1),
+        "remote-mem-latency": (r.alpha_s + number(memory_latency_s, "memory_latency_s", nonneg=True)) * 1e9,
+        "remote-mem-bw": r.accel_bandwidth_bps / 1e9,
+    }
+    return json.dumps(d, indent=2)
+
+
+def calculon_network(report: TopologyReport, efficiency: float = 1.0) -> dict:
+    """One entry of Calculon's ``networks`` list. ``must_be_filled`` and
+    ``processor_usage`` are Calculon's other fields (as in its example systems), set to
+    False and 0."""
+    r = _report(report)
+    return {
+        "bandwidth": r.accel_bandwidth_bps / 1e9,
+        "efficiency": number(efficiency, "efficiency", positive=True, hi=1.0),
+        "size": r.n_accelerators,
+        "latency": r.alpha_s,
+        "ops": {"p2p": [1.0, None], "reduce_scatter": [1.0, -1], "all_gather": [1.0, -1], "all_reduce": [2.0, -1]},
+        "must_be_filled": False,
+        "processor_usage": 0.0,
+    }
+
+
+def genz_icn(report: TopologyReport) -> dict:
+    """GenZ's interconnect: ``ICN`` (GB/s per direction) and ``ICN_LL`` (us)."""
+    r = _report(report)
+    return {"ICN": r.accel_bandwidth_bps / 1e9, "ICN_LL": r.alpha_s * 1e6}
+
+
+def llmcompass_link(report: TopologyReport, *, flit_size_byte: int = 640, header_size_byte: int = 0,
+                    max_payload_size_byte: int | None = None) -> dict:
+    """An LLMCompass-style link (bytes, seconds); flit sizes default to UALink's 640-byte
+    flit (REFERENCES.md) with the header you give."""
+    r = _report(report)
+    f = integer(flit_size_byte, "flit_size_byte", 1)
+    h = integer(header_size_byte, "header_size_byte", 0, f - 1)
+    return {
+        "bandwidth_per_direction_byte": r.accel_bandwidth_bps,
+        "bandwidth_both_directions_byte": 2 * r.accel_bandwidth_bps,
+        "latency_second": r.alpha_s,
+        "flit_size_byte": f,
+        "header_size_byte": h,
+        "max_payload_size_byte": integer(max_payload_size_byte or f - h, "max_payload_size_byte", 1, f - h),
+    }
+
+
+def ns3_topology(topology: Topology, report: TopologyReport) -> str:
+    """ns-3 style topology text: every link with its usable rate (Gb/s), one-way latency
+    (ms) and delivered bit error ratio, from the link class at the link's length."""
+    if not isinstance(topology, Topology):
+        raise ConfigError(f"expected a Topology, got {type(topology).__name__}")
+    _report(report)
+    n = topology.n_accelerators
+    lines = [f"{topology.n_nodes} {topology.n_nodes - n} {topology.n_links}",
+             " ".join(str(i) for i in range(n, topology.n_nodes))]
+    rate = np.zeros(topology.n_links)
+    delay = np.zeros(topology.n_links)
+    ber = np.zeros(topology.n_links)
+    for c, cls in enumerate(topology.classes):
+        sel = np.flatnonzero(topology.link_class == c)
+        for i in sel:
+            rep = cls.report(float(topology.length_m[i]))
+            rate[i] = rep.usable_bandwidth_bps / 1e9
+            delay[i] = rep.latency_s * 1e3
+            ber[i] = rep.post_fec_ber
+    for s, d, g, t, e in zip(topology.src, topology.dst, rate, delay, ber):
+        lines.append(f"{s} {d} {g:.6g}Gbps {t:.9g}ms {e:.3g}")
+    return "\n".join(lines) + "\n"
+
+
+def to_json(report: TopologyReport) -> str:
+    return json.dumps(_report(report).to_dict(), indent=2)

@@ -1,0 +1,273 @@
+"""phy.topology: NVL72 facts, other builders, collectives, decode over the fabric, exports."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import time
+
+import numpy as np
+import pytest
+import yaml
+
+from phy import ConfigError
+from phy import topology as tp
+from phy.topology import export
+
+
+@pytest.fixture(scope="module")
+def nvl72():
+    topo = tp.nvl72()
+    return topo, tp.rollup(topo)
+
+
+@pytest.fixture(scope="module")
+def fast_copper(nvl72):
+    """The NVL72 rack's 1 m copper link, at every length (time of flight 4.1 ns/m)."""
+    topo, _ = nvl72
+    return tp.LinkClass.from_report("copper_fixed", topo.classes[0].report(1.0), 4.1e-9)
+
+
+@pytest.fixture(scope="module")
+def optics():
+    return tp.LinkClass.optical("dsp", lanes=4)
+
+
+# ----------------------------------------------------------------------------- NVL72
+def test_nvl72_facts_exactly(nvl72):
+    topo, r = nvl72
+    assert r.n_accelerators == 72
+    assert r.n_switches == {"nvswitch": 18}
+    assert topo.tiers[0].asic.radix == 72
+    # every ASIC has one port per GPU, all 72 in use
+    ports = np.bincount(topo.dst - 72, minlength=18)
+    assert np.all(ports == 72)
+    assert r.accel_bandwidth_bps == pytest.approx(900e9, rel=1e-12)          # per GPU per direction
+    assert 2 * r.accel_bandwidth_bps == pytest.approx(1.8e12, rel=1e-12)     # both ways
+    assert r.aggregate_bandwidth_bps == pytest.approx(129.6e12, rel=1e-12)
+    assert r.cables == 5184                                                  # copper differential pairs
+    assert r.bisection_bandwidth_bps == pytest.approx(36 * 900e9, rel=1e-12)
+    assert not r.failing
+
+
+def test_nvl72_spine_length_is_about_two_miles(nvl72):
+    _, r = nvl72
+    miles = r.cable_length_m / 1609.344
+    assert 1.5 < miles < 2.5
+    c = r.cables_by_class["copper_26awg"]
+    assert 0.2 < c["min_length_m"] < c["max_length_m"] < 1.25
+
+
+def test_nvl72_latency_is_two_links_and_a_switch(nvl72):
+    topo, r = nvl72
+    lat = r.latency_s["remote"]
+    brk = r.latency_breakdown_s["remote"]
+    assert lat == pytest.approx(sum(brk.values()), rel=1e-12)
+    assert brk["switch"] == pytest.approx(200e-9)
+    # two links of the median length's bucket
+    lengths = np.sort(topo.length_m)
+    link = topo.classes[0].report(float(lengths[lengths.size // 2]))
+    assert lat == pytest.approx(2 * link.latency_s + 200e-9, rel=1e-9)
+    assert brk["fec_accumulation"] == pytest.approx(2 * 5440 / (2 * 212.5e9), rel=1e-12)
+
+
+def test_rollup_is_milliseconds_once_links_are_evaluated(nvl72):
+    topo, _ = nvl72
+    t = time.perf_counter()
+    for _ in range(10):
+        tp.rollup(topo)
+    assert (time.perf_counter() - t) / 10 < 0.05
+
+
+# ----------------------------------------------------------------------------- other builders
+def test_nvl36x2_counts(fast_copper):
+    r = tp.rollup(tp.nvl36x2(fast_copper))
+    assert r.n_accelerators == 72
+    assert r.n_switches == {"nvswitch": 36}
+    assert r.accel_bandwidth_bps == pytest.approx(900e9)
+    assert r.cables == 5184 + 18 * 36 * 2 * 2  # plus the cross-rack links between twin ASICs
+    assert r.latency_s["remote"] > r.latency_s["local"] + 200e-9  # a second switch and a rack crossing
+
+
+def test_two_tier_576(fast_copper, optics):
+    topo = tp.two_tier(8, fast_copper, optics)
+    r = tp.rollup(topo)
+    assert r.n_accelerators == 576
+    assert r.n_switches == {"l1": 8 * 36, "l2": 144}
+    assert r.accel_bandwidth_bps == pytest.approx(900e9)
+    up = optics.report(float(topo.length_m[topo.level == 1].max())).usable_bandwidth_bps / 8
+    assert r.bisection_bandwidth_bps == pytest.approx(min(288 * 900e9, 288 * 36 * up / 2), rel=1e-9)
+    # remote: copper, L1, optics, L2, optics, L1, copper
+    assert r.latency_breakdown_s["remote"]["switch"] == pytest.approx(600e-9)
+    assert r.latency_s["remote"] > r.latency_s["local"]
+    assert r.link_power_w > 0  # the optical tier costs power; passive copper does not
+
+
+def test_oversubscription_halves_the_uplinks(fast_copper, optics):
+    full = tp.two_tier(2, fast_copper, optics)
+    over = tp.two_tier(2, fast_copper, optics, oversubscription=2.0)
+    assert np.count_nonzero(over.level == 1) < np.count_nonzero(full.level == 1)
+
+
+def test_scale_out_is_80_times_behind_hbm(optics):
+    r = tp.rollup(tp.scale_out(72, optics))
+    assert r.accel_bandwidth_bps == pytest.approx(100e9, rel=1e-12)  # one 800 Gb/s NIC
+    assert tp.Accelerator.gb200().memory.bandwidth_bps / r.accel_bandwidth_bps == pytest.approx(80.0)
+
+
+def test_ten_thousand_accelerators_in_seconds(optics):
+    optics.report(10.0)
+    t = time.perf_counter()
+    topo = tp.scale_out(10_000, tp.LinkClass.from_report("nic", optics.report(10.0), 4.9e-9, "optical"))
+    r = tp.rollup(topo)
+    dt = time.perf_counter() - t
+    assert dt < 5.0
+    assert r.n_accelerators == 10_000
+    assert r.n_switches["core"] > 0 and len(r.n_switches) == 3
+    assert r.bisection_bandwidth_bps == pytest.approx(5_000 * 100e9, rel=1e-9)
+
+
+def test_long_copper_cables_are_named_when_they_fail():
+    lc = tp.LinkClass.copper_twinax(resolution_m=2.0)
+    r = tp.rollup(tp.single_tier(64, lc, links_per_accel=2, accels_per_rack=8, overhead_m=3.0))
+    assert r.failing
+    assert all(f["class"] == "copper_26awg" and f["length_m"] >= 6.0 for f in r.failing)
+    assert any("closed" in x or "above the target" in x for f in r.failing for x in f["reasons"])
+    assert r.accel_bandwidth_bps < 2 * 400e9 / 8
+
+
+# ----------------------------------------------------------------------------- collectives
+def test_collective_formulas():
+    S, p, a, B = 1e6, 72, 1e-6, 900e9
+    assert tp.collective_time_s("ring", S, p, a, B) == pytest.approx(2 * 71 * a + 2 * 71 / 72 * S / B)
+    assert tp.collective_time_s("tree", S, p, a, B) == pytest.approx(2 * 7 * (a + S / B))
+    assert tp.collective_time_s("switch", S, p, a, B) == pytest.approx(a + S / B)
+    assert tp.collective_time_s("all_to_all", S, p, a, B) == pytest.approx(a + 71 / 72 * S / B)
+    assert tp.collective_time_s("ring", S, 1, a, B) == 0.0
+    # small messages: latency-bound, the in-switch reduction wins; huge ones: the ring's
+    # bandwidth term approaches the in-switch one's twice
+    assert tp.collective_time_s("switch", 1e3, p, a, B) < tp.collective_time_s("ring", 1e3, p, a, B) / 50
+    with pytest.raises(ConfigError, match="unknown collective"):
+        tp.collective_time_s("butterfly", S, p, a, B)
+
+
+def test_report_collectives_use_the_fabric(nvl72):
+    _, r = nvl72
+    assert r.collective_s("ring", 1e9) == pytest.approx(
+        tp.collective_time_s("ring", 1e9, 72, r.latency_s["remote"], 900e9))
+
+
+# ----------------------------------------------------------------------------- decode
+def test_batch1_fp8_decode_from_hbm_and_over_the_fabric(nvl72):
+    _, r = nvl72
+    m70 = tp.Model.dense("70b", 70e9, 80)
+    m405 = tp.Model.dense("405b", 405e9, 126)
+    local = tp.over_fabric(r, m70, source="local")
+    remote = tp.over_fabric(r, m70, source="remote")
+    assert local.tokens_per_s == pytest.approx(114.3, abs=0.1)           # REFERENCES: about 114
+    assert remote.tokens_per_s == pytest.approx(12.86, abs=0.01)        # about 13 over 900 GB/s
+    assert not remote.balanced and remote.effective_bandwidth_bps == pytest.approx(900e9)
+    acc = tp.Accelerator.gb200()
+    assert tp.decode(m70, accelerator=acc, link_bandwidth_bps=0.1e12).tokens_per_s == pytest.approx(1.43, abs=0.01)
+    big = tp.MemoryTier("hbm_pool", 8e12, 1e12)
+    assert tp.decode(m405, accelerator=acc, tier=big).tokens_per_s == pytest.approx(19.75, abs=0.05)
+    assert tp.decode(m405, accelerator=acc, tier=big, link_bandwidth_bps=0.9e12).tokens_per_s == pytest.approx(
+        2.22, abs=0.01)
+
+
+def test_prefetch_depth_hides_or_exposes_latency():
+    acc = tp.Accelerator.gb200()
+    m = tp.Model.dense("70b", 70e9, 80)
+    kw = {"accelerator": acc, "link_bandwidth_bps": 900e9, "link_latency_s": 2e-6}
+    deep = tp.decode(m, prefetch_bytes=1.8e6, **kw)
+    shallow = tp.decode(m, prefetch_bytes=0.9e6, **kw)
+    assert deep.bytes_in_flight_needed == pytest.approx(1.8e6)              # 900 GB/s x 2 us
+    assert deep.latency_hidden and deep.effective_bandwidth_bps == pytest.approx(900e9)
+    assert not shallow.latency_hidden and shallow.effective_bandwidth_bps == pytest.approx(450e9)
+    # the stream's tokens/s then fall with latency; without a limit on depth they do not
+    lat = [0.5e-6, 2e-6, 8e-6]
+    limited = tp.latency_sweep(m, lat, prefetch_bytes=0.9e6, **{k: v for k, v in kw.items() if k != "link_latency_s"})
+    free = tp.latency_sweep(m, lat, **{k: v for k, v in kw.items() if k != "link_latency_s"})
+    assert limited[0] > limited[1] > limited[2]
+    assert np.allclose(free, free[0])
+
+
+def test_tensor_parallel_decode_pays_two_alphas_per_layer():
+    acc = tp.Accelerator.gb200()
+    m = tp.Model.dense("70b", 70e9, 80)
+    r = tp.decode(m, accelerator=acc, tp=8, alpha_s=1e-6)
+    assert r.comm_s == pytest.approx(80 * 2 * 1e-6)
+    assert r.memory_s == pytest.approx(70e9 / (8 * 8e12))
+    slow = tp.latency_sweep(m, [0.3e-6, 3e-6], accelerator=acc, tp=8)
+    mem = 70e9 / (8 * 8e12)
+    np.testing.assert_allclose(slow, [1 / (mem + 160 * 0.3e-6), 1 / (mem + 160 * 3e-6)], rtol=1e-12)
+    assert slow[1] < slow[0] * 0.8  # 2.7 us more per hop costs a quarter of the tokens
+
+
+def test_mixture_of_experts_touches_more_weights_as_the_batch_grows():
+    m = tp.Model.moe("moe", params=600e9, active_params=40e9, experts=256, top_k=8, layers=60)
+    assert m.active_params == pytest.approx(40e9)
+    assert m.touched_bytes(1) == pytest.approx(40e9)
+    touched = [m.touched_bytes(b) for b in (1, 8, 64, 1024)]
+    assert all(x < y for x, y in itertools.pairwise(touched))
+    assert touched[-1] == pytest.approx(600e9, rel=1e-3)
+    shared = 600e9 - m.expert_params
+    assert m.touched_bytes(8) == pytest.approx(shared + (1 - (1 - 8 / 256) ** 8) * m.expert_params)
+
+
+# ----------------------------------------------------------------------------- exports
+def test_exports_read_back_with_units(nvl72):
+    topo, r = nvl72
+    a = yaml.safe_load(export.astra_sim_network(r))
+    assert a["topology"] == ["Switch"] and a["npus_count"] == [72]
+    assert a["bandwidth"][0] * 2**30 == pytest.approx(900e9, rel=1e-12)     # GB = 2^30 bytes
+    assert 2 * a["latency"][0] * 1e-9 == pytest.approx(r.latency_s["remote"], rel=1e-12)  # two hops
+    mem = json.loads(export.astra_sim_remote_memory(r))
+    assert mem["remote-mem-bw"] == pytest.approx(900.0)                      # bytes per ns
+    assert mem["remote-mem-latency"] == pytest.approx(r.latency_s["remote"] * 1e9)
+    c = export.calculon_network(r)
+    assert c["bandwidth"] * 1e9 == pytest.approx(900e9) and c["latency"] == pytest.approx(r.alpha_s)
+    assert c["size"] == 72 and c["ops"]["all_reduce"] == [2.0, -1]
+    g = export.genz_icn(r)
+    assert g["ICN"] == pytest.approx(900.0) and g["ICN_LL"] * 1e-6 == pytest.approx(r.alpha_s)
+    ll = export.llmcompass_link(r, header_size_byte=16)
+    assert ll["bandwidth_both_directions_byte"] == pytest.approx(1.8e12)
+    assert ll["max_payload_size_byte"] == 640 - 16
+    text = export.ns3_topology(topo, r).splitlines()
+    assert text[0].split() == ["90", "18", "1296"]
+    assert text[1].split() == [str(i) for i in range(72, 90)]
+    src, dst, rate, delay, _err = text[2].split()
+    i = 0
+    assert (int(src), int(dst)) == (int(topo.src[i]), int(topo.dst[i]))
+    rep = topo.classes[0].report(float(topo.length_m[i]))
+    assert float(rate.removesuffix("Gbps")) * 1e9 == pytest.approx(rep.usable_bandwidth_bps, rel=1e-6)
+    assert float(delay.removesuffix("ms")) * 1e-3 == pytest.approx(rep.latency_s, rel=1e-6)
+    d = json.loads(export.to_json(r))
+    assert d["accel_bandwidth_bps"] == pytest.approx(900e9)
+
+
+# ----------------------------------------------------------------------------- bad input
+def test_impossible_configurations_are_named(fast_copper):
+    with pytest.raises(ConfigError, match="more links than switch ports"):
+        tp.single_tier(2000, fast_copper)
+    acc = tp.Accelerator.gb200()
+    with pytest.raises(ConfigError, match="does not fit"):
+        tp.decode(tp.Model.dense("2t", 2e12, 120), accelerator=acc)
+    with pytest.raises(ConfigError, match="Gb/s"):
+        tp.rollup(tp.nvl72(fast_copper, asic=tp.SwitchAsic("slow", 72, 100e9)))
+    with pytest.raises(ConfigError, match="links per GPU"):
+        tp.nvl72(fast_copper, links_per_gpu=19)
+    with pytest.raises(ConfigError, match="tray_order"):
+        tp.nvl72(fast_copper, tray_order="CSX")
+    with pytest.raises(ConfigError, match="experts"):
+        tp.Model("bad", 1e9, experts=8)
+    with pytest.raises(ConfigError, match="exactly one"):
+        tp.LinkClass("none")
+    with pytest.raises(ConfigError, match="bandwidth_bps"):
+        tp.MemoryTier("x", -1.0, 1e9)
+    with pytest.raises(ConfigError, match="fp16"):
+        tp.decode(tp.Model.dense("m", 1e9, 10, precision="fp16"), accelerator=acc)
+    with pytest.raises(ConfigError, match="Switch"):
+        export.astra_sim_network(tp.rollup(tp.nvl72(fast_copper)), dims=[("Torus", 72, "remote")])
+    assert math.isfinite(tp.rollup(tp.nvl72(fast_copper)).latency_s["remote"])
