@@ -205,6 +205,19 @@ def test_tensor_parallel_decode_pays_two_alphas_per_layer():
     assert slow[1] < slow[0] * 0.8  # 2.7 us more per hop costs a quarter of the tokens
 
 
+def test_cxl_tier_and_memory_energy():
+    dram = tp.MemoryTier("ddr5", 300e9, 512e9, latency_s=100e-9, energy_j_per_byte=20e-12)
+    cxl = tp.MemoryTier.cxl(dram, 128e9, 1e12, latency_factor=3.0)
+    assert cxl.latency_s == pytest.approx(300e-9)
+    with pytest.raises(ConfigError, match="latency_factor"):
+        tp.MemoryTier.cxl(dram, 128e9, 1e12, latency_factor=8.0)
+    m = tp.Model.dense("8b", 8e9, 32)
+    r = tp.decode(m, accelerator=tp.Accelerator.gb200(), tier=cxl)
+    assert r.latency_s == pytest.approx(300e-9)
+    assert r.memory_energy_j_per_step == pytest.approx(8e9 * 20e-12)
+    assert r.tokens_per_s == pytest.approx(128e9 / 8e9)
+
+
 def test_mixture_of_experts_touches_more_weights_as_the_batch_grows():
     m = tp.Model.moe("moe", params=600e9, active_params=40e9, experts=256, top_k=8, layers=60)
     assert m.active_params == pytest.approx(40e9)

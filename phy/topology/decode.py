@@ -145,6 +145,7 @@ class DecodeResult:
     bytes_in_flight_needed: float
     latency_hidden: bool
     bytes_per_step: float
+    memory_energy_j_per_step: float
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -212,7 +213,7 @@ def decode(model: Model, batch: int = 1, *, accelerator: Accelerator, tier: Memo
     t = max(compute, memory) + comm
     return DecodeResult(model.name, B, tier.name, 1.0 / t, B / t, t, compute, memory, comm,
                         "compute" if compute >= memory else "memory", tier.bandwidth_bps, link, bw, balanced, lat,
-                        need, hidden, bytes_step)
+                        need, hidden, bytes_step, bytes_step * tier.energy_j_per_byte)
 
 
 def over_fabric(report, model: Model, batch: int = 1, *, source: str = "remote", tier: MemoryTier | None = None,

@@ -66,6 +66,16 @@ class MemoryTier:
         """A wafer-scale part's SRAM: 44 GB at about 21 PB/s (REFERENCES.md)."""
         return cls("sram_wafer", 21e15, 44e9)
 
+    @classmethod
+    def cxl(cls, dram: MemoryTier, bandwidth_bps: float, capacity_bytes: float, latency_factor: float = 3.0
+            ) -> MemoryTier:
+        """CXL-attached memory: 2 to 5 times the latency of local DRAM (REFERENCES.md);
+        ``latency_factor`` must lie in that range, ``dram`` gives the local latency."""
+        if not isinstance(dram, MemoryTier):
+            raise ConfigError(f"dram must be a MemoryTier, got {type(dram).__name__}")
+        f = number(latency_factor, "latency_factor", lo=2.0, hi=5.0)
+        return cls(f"cxl({dram.name})", bandwidth_bps, capacity_bytes, f * dram.latency_s, dram.energy_j_per_byte)
+
     def to_dict(self) -> dict:
         return asdict(self)
 
