@@ -795,7 +795,7 @@ def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float,
         if noise.rx_noise_psd_v2_per_hz > 0 and rx.bandwidth_hz is None:
             rx = replace(rx, bandwidth_hz=0.75 * baud)
             notes.append("receiver bandwidth set to 0.75 baud for the noise density")
-        eye = statistical_eye(full, baud_hz=baud, tx=tx, rx=rx, noise=noise, jitter=jitter)
+        eye = statistical_eye(full, baud_hz=baud, tx=tx, rx=rx, noise=noise, jitter=jitter, columns="sampling")
         der = float(eye.ser_dfe())
         if best is None or der < best[0] * 0.99:
             best = (der, label, eye, tx, rx)
@@ -816,7 +816,7 @@ def _optical_eye(name: str, oc: OpticalClass, spec: LinkSpec) -> Segment:
     noise = Noise(rx_noise_rms_v=rel * 2 * swing)
     ch = oc.path.channel()
     tx = Transmitter(spec.modulation, swing_v=swing)
-    eye = statistical_eye(ch, baud_hz=baud, tx=tx, rx=oc.dsp_rx, noise=noise)
+    eye = statistical_eye(ch, baud_hz=baud, tx=tx, rx=oc.dsp_rx, noise=noise, columns="sampling")
     notes = ((f"optical budget: received OMA {b.received_oma_dbm:.2f} dBm, SNR {b.snr_db:.2f} dB, "
              f"SER without ISI {b.ser:.3g}"),)
     return Segment(name, ch, baud, tx, oc.dsp_rx, noise, Jitter(), eye, float(eye.ser()), float(eye.ser_dfe()),

@@ -107,3 +107,22 @@ def test_plot_draws():
     assert se.plot() is not None
     d = se.to_dict()
     assert d["ser"] == se.ser() and len(d["heights_v"]) == 3
+
+
+def test_sampling_columns_give_the_full_eye_at_the_sampling_point():
+    import channels
+    import phy
+
+    ch = channels.library.get("chip_to_module")
+    kw = dict(baud_hz=106.25e9, tx=phy.Transmitter(),
+              rx=phy.Receiver(bandwidth_hz=0.58 * 106.25e9, ffe=phy.RxFfe(5, 10), dfe=phy.Dfe(1)),
+              noise=phy.Noise(tx_snr_db=33, rx_noise_psd_v2_per_hz=6e-18),
+              jitter=phy.Jitter(rj_rms_s=1e-13, dcd_s=4e-13, sj_amplitude_s=5e-13, sj_frequency_hz=1e8))
+    full = phy.statistical_eye(ch, **kw)
+    part = phy.statistical_eye(ch, columns="sampling", **kw)
+    assert part.time_s.size < full.time_s.size
+    assert part.ser() == pytest.approx(full.ser(), rel=1e-9)
+    assert part.ser_dfe() == pytest.approx(full.ser_dfe(), rel=1e-9)
+    np.testing.assert_allclose(part.heights_v(1e-6), full.heights_v(1e-6), rtol=1e-9)
+    with pytest.raises(phy.ConfigError, match="columns"):
+        phy.statistical_eye(ch, columns="some", **kw)
