@@ -123,6 +123,10 @@ class StatEye:
     sigma_v : dict
         The Gaussian terms (rms V at the sampling point): ``rx``, ``tx``, ``jitter``.
     link : Link
+    parts : tuple
+        With duty-cycle distortion the eye is a mixture of two, one per parity of the
+        sampled symbol (alternate Tx edges are early and late), each ``(weight, cdf,
+        main_v)``; ``cdf`` and ``main_v`` are then their averages, for plots.
     """
 
     time_s: np.ndarray
@@ -134,28 +138,36 @@ class StatEye:
     sigma_v: dict
     ui_s: float
     link: Link
+    parts: tuple = ()
 
     @property
     def centre(self) -> int:
         return int(np.argmin(np.abs(self.time_s)))
 
-    def _F(self, p: int, x) -> np.ndarray:
-        return np.interp(x, self.voltage_v, self.cdf[p], left=0.0, right=1.0)
+    def _components(self):
+        """``(weight, cdf, main_v)`` of each eye in the mixture (one unless DCD splits it)."""
+        return self.parts or ((1.0, self.cdf, self.main_v),)
+
+    def _F(self, p: int, x, cdf=None) -> np.ndarray:
+        return np.interp(x, self.voltage_v, (self.cdf if cdf is None else cdf)[p], left=0.0, right=1.0)
 
     def ser(self, column: int | None = None, thresholds_v=None) -> float:
         """Symbol error ratio with the slicer's thresholds (or others) at a time offset
         (default: the sampling point)."""
         p = self.centre if column is None else column
         th = self.thresholds_v if thresholds_v is None else np.asarray(thresholds_v, dtype=float)
-        lv = self.levels * self.main_v[p]
-        M = lv.size
-        err = 0.0
-        for m in range(M):
-            if m > 0:
-                err += self._F(p, th[m - 1] - lv[m])
-            if m < M - 1:
-                err += 1.0 - self._F(p, th[m] - lv[m])
-        return float(err / M)
+        M = self.levels.size
+        total = 0.0
+        for wgt, cdf, main in self._components():
+            lv = self.levels * main[p]
+            err = 0.0
+            for m in range(M):
+                if m > 0:
+                    err += self._F(p, th[m - 1] - lv[m], cdf)
+                if m < M - 1:
+                    err += 1.0 - self._F(p, th[m] - lv[m], cdf)
+            total += wgt * err
+        return float(total / M)
 
     def ser_dfe(self) -> float:
         """Symbol error ratio at the sampling point including DFE error propagation: the
@@ -178,8 +190,11 @@ class StatEye:
     def eye_ber(self, p: int, k: int, v) -> np.ndarray:
         """Error ratio of eye ``k`` (between levels ``k`` and ``k+1``) were its threshold at
         ``v``, at offset column ``p``: ``(P(y_k > v) + P(y_(k+1) < v)) / M``."""
-        lv = self.levels * self.main_v[p]
-        return ((1.0 - self._F(p, v - lv[k])) + self._F(p, v - lv[k + 1])) / self.levels.size
+        out = 0.0
+        for wgt, cdf, main in self._components():
+            lv = self.levels * main[p]
+            out = out + wgt * ((1.0 - self._F(p, v - lv[k], cdf)) + self._F(p, v - lv[k + 1], cdf))
+        return out / self.levels.size
 
     def ber_map(self) -> np.ndarray:
         """Error ratio over (time offset, voltage): at each voltage, the eye whose levels
@@ -330,7 +345,7 @@ def statistical_eye(
     offsets = np.arange(P) - P // 2
     keep = np.arange(P)  # the columns whose distributions are computed (the grid spans them all)
     if columns == "sampling":
-        reach = int(np.ceil((jitter.dcd_s / 2 + jitter.sj_amplitude_s) / eq.dt_s)) + 1
+        reach = int(np.ceil(jitter.sj_amplitude_s / eq.dt_s)) + 1
         keep = np.flatnonzero(np.abs(offsets) <= reach)
     fine = np.arange(y.size)
     k = np.arange(-n_pre, n_post + 1)
@@ -343,7 +358,9 @@ def statistical_eye(
         return np.interp(t, fine, arr, left=0.0, right=0.0)
 
     main = n_pre + fpre
-    comb_main, isi_sets = [], []
+    comb_main, isi_sets, dcd_sets = [], [], []
+    m0 = tx.ffe.main if tx.ffe.taps else 0
+    alt_c = c * np.where((np.arange(c.size) - m0) % 2 == 0, 1.0, -1.0)
     for off in offsets:
         cur = np.convolve(cursors_at(y, m_s + off + spu * k), w) * swing
         comb_main.append(cur[main])
@@ -351,6 +368,17 @@ def statistical_eye(
         res[main + 1 : main + 1 + nd] -= lk.dfe * lk.h0_v  # what the DFE takes away (fixed taps)
         res[main] = 0.0
         isi_sets.append(res)
+        if jitter.dcd_s:
+            # duty-cycle distortion moves alternate Tx edges by +-dcd/2: symbol j's step
+            # (x_j - x_(j-1)) arrives eps_j late, eps_j = +-(dcd/2)(-1)^j, so x_j's cursor
+            # changes by -eps_j (s'_k + s'_(k-1)) (the slopes of its own step and of the next
+            # one). The parity of the sampled symbol picks the sign: two eyes, mixed.
+            # the edges are the Tx FFE's output's: x_j reaches them through c_l with eps_(j+l) =
+            # eps_j (-1)^l, so the FFE enters with alternating signs
+            base = cursors_at(slope, m_s + off + spu * k) + cursors_at(slope, m_s + off + spu * (k - 1))
+            g = np.convolve(np.convolve(base, alt_c)[m0 : m0 + base.size], w)
+            alt = np.where((np.arange(g.size) - main) % 2 == 0, 1.0, -1.0)
+            dcd_sets.append(0.5 * jitter.dcd_s * swing * alt * g)
     comb_main = np.array(comb_main)
     # Gaussian terms at the sampling point: Rx noise through the Rx FFE (with its UI-to-UI
     # correlation), Tx noise through the whole path, random edge jitter through the slopes
@@ -382,37 +410,48 @@ def statistical_eye(
                 rows = rows[[int(np.argmax(np.abs(rows).sum(axis=1)))]]
             per_offset.append(rows)
         xt_sets.append(per_offset)
-    span = (max(np.abs(s).sum() for s in isi_sets)
+    span = (max(np.abs(s).sum() for s in isi_sets) + max((np.abs(s).sum() for s in dcd_sets), default=0.0)
             + sum(max(np.abs(r).sum(axis=1).max() for r in pp) for pp in xt_sets)
             + 10 * sigma + 1.5 * np.abs(comb_main).max())
     v = np.linspace(-span, span, nb | 1)  # odd: 0 V is a grid point
     dv = v[1] - v[0]
-    cdfs = []
-    for i in keep:
-        pmf = discrete_pmf(isi_sets[i], lv, v[0], dv, v.size)
-        for pp in xt_sets:
-            mix = sum(discrete_pmf(row, lv, v[0], dv, v.size) for row in pp[i]) / len(pp[i])
-            pmf = convolve_centred(pmf, mix)
-        pmf = gauss_convolve(pmf, sigma / dv)
-        cdfs.append(np.clip(np.cumsum(pmf) / max(pmf.sum(), 1e-300), 0, 1))
-    cdf = np.array(cdfs)
+
+    def eye_cdf(sign: float) -> np.ndarray:
+        rows = []
+        for i in keep:
+            isi = isi_sets[i] + sign * dcd_sets[i] if dcd_sets else isi_sets[i]
+            isi = isi.copy()
+            isi[main] = 0.0
+            pmf = discrete_pmf(isi, lv, v[0], dv, v.size)
+            for pp in xt_sets:
+                mix = sum(discrete_pmf(row, lv, v[0], dv, v.size) for row in pp[i]) / len(pp[i])
+                pmf = convolve_centred(pmf, mix)
+            pmf = gauss_convolve(pmf, sigma / dv)
+            rows.append(np.clip(np.cumsum(pmf) / max(pmf.sum(), 1e-300), 0, 1))
+        return np.array(rows)
+
     offsets, comb_main = offsets[keep], comb_main[keep]
     P = keep.size
-    # deterministic jitter moves the whole eye: DCD as a dual Dirac at +-dcd/2, SJ as its
-    # arcsine distribution (16 phases); both mix shifted copies of the eye
-    shifts = np.array([0.0])
-    if jitter.dcd_s:
-        shifts = np.concatenate([shifts - jitter.dcd_s / 2, shifts + jitter.dcd_s / 2])
+    # DCD: the two parities of the sampled symbol are two eyes, each with its own cursors
+    # (its main cursor too); otherwise one eye
+    if dcd_sets:
+        d_main = np.array([dcd_sets[i][main] for i in keep])
+        comps = [(0.5, eye_cdf(+1.0), comb_main + d_main), (0.5, eye_cdf(-1.0), comb_main - d_main)]
+    else:
+        comps = [(1.0, eye_cdf(0.0), comb_main)]
+    # sinusoidal jitter moves all edges together, slowly: its arcsine distribution (16
+    # phases) mixes shifted copies of each eye
     if jitter.sj_amplitude_s:
-        sj = jitter.sj_amplitude_s * np.sin(2 * np.pi * (np.arange(16) + 0.5) / 16)
-        shifts = (shifts[:, None] + sj[None, :]).ravel()
-    if shifts.size > 1:
+        shifts = jitter.sj_amplitude_s * np.sin(2 * np.pi * (np.arange(16) + 0.5) / 16)
         cols = np.arange(P)
-        cdf = np.mean([_shift_rows(cdf, s_ / dt) for s_ in shifts], axis=0)
-        comb_main = np.mean([np.interp(cols - s_ / dt, cols, comb_main) for s_ in shifts], axis=0)
+        comps = [(wgt, np.mean([_shift_rows(c_, s_ / dt) for s_ in shifts], axis=0),
+                  np.mean([np.interp(cols - s_ / dt, cols, m_) for s_ in shifts], axis=0)) for wgt, c_, m_ in comps]
+    cdf = sum(wgt * c_ for wgt, c_, _ in comps)
+    comb_main = sum(wgt * m_ for wgt, _, m_ in comps)
+    parts = tuple(comps) if len(comps) > 1 else ()
     return StatEye(offsets * dt, v, cdf, comb_main, lv, lk.thresholds_v,
                    {"rx": float(np.sqrt(sig_rx2)), "tx": float(np.sqrt(sig_tx2)), "jitter": float(np.sqrt(sig_j2))},
-                   ui, lk)
+                   ui, lk, parts)
 
 
 def _shift_rows(a: np.ndarray, s: float) -> np.ndarray:
