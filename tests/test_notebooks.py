@@ -35,7 +35,7 @@ def test_notebook_runs(path, monkeypatch):
             continue
         src = "".join(cell["source"])
         try:
-            exec(compile(src, f"{path.name} cell {i}", "exec"), ns)
+            exec(compile(src, f"{path.name} cell {i}", "exec"), ns)  # noqa: S102 - the notebook's own code
         except Exception as e:  # name the cell
             raise AssertionError(f"{path.name}, cell {i} failed: {type(e).__name__}: {e}") from e
         figures += len(plt.get_fignums())
