@@ -1,4 +1,6 @@
-"""Numba kernels of the Reed-Solomon codec (batch loops over codewords).
+"""Numba kernels of the Reed-Solomon codec (batch loops over codewords) and of the DFE
+burst model (the error chain's tables, the bounded enumeration of its bursts, the span of
+the mass it leaves out).
 
 Conventions (as :mod:`fec.rs`): a codeword ``c[0..n-1]`` is the polynomial
 ``sum c[i] x^(n-1-i)`` (highest degree first), message first; the code's roots are
@@ -13,6 +15,8 @@ positions only, and Forney.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import njit
@@ -312,3 +316,143 @@ def decode_error_patterns(errors, k, t, b, steps, exp, log, status, weight, resi
             status[c] = 0 if same else 2
         residual_symbols[c] = rs_
         residual_bits[c] = rb
+
+
+# ----------------------------------------------------------------------------- DFE bursts
+# The DFE error chain (fec.analysis.BurstModel.dfe): the state is the last N decision
+# errors e in {-1, 0, +1}, digit i (base 3, value e + 1) holding the error i + 1 UIs ago;
+# state ZERO = sum 3^i (N correct decisions in a row) ends a burst.
+
+
+@njit(cache=True)
+def dfe_chain(b, sigma, w, succ, prob):
+    """Transition tables: from state s the next error is ``(0, +1, -1)[j]`` with
+    probability ``prob[s, j]``, leading to ``succ[s, j]``. The DFE subtracts the wrong ISI
+    ``delta = -2 sum_i b_i e_i`` (half level spacings), so a decision errs up with
+    ``w Q((1 - delta) / sigma)`` and down with ``w Q((1 + delta) / sigma)``."""
+    n = b.size
+    top = 3 ** (n - 1)
+    r2 = math.sqrt(2.0)
+    for s in range(succ.shape[0]):
+        x = s
+        d = 0.0
+        for i in range(n):
+            d += b[i] * (x % 3 - 1)
+            x //= 3
+        delta = -2.0 * d
+        pu = w * 0.5 * math.erfc((1.0 - delta) / (sigma * r2))
+        pd = w * 0.5 * math.erfc((1.0 + delta) / (sigma * r2))
+        prob[s, 0] = max(0.0, 1.0 - pu - pd)
+        prob[s, 1] = pu
+        prob[s, 2] = pd
+        low = 3 * (s % top)
+        succ[s, 0] = 1 + low
+        succ[s, 1] = 2 + low
+        succ[s, 2] = low
+
+
+@njit(cache=True)
+def dfe_enumerate(succ, prob, zero, n_taps, tail, max_nodes, max_len, p_keep, max_keep,
+                  hist, pat_buf, pat_len, pat_p, spans, pruned):
+    """Depth-first enumeration of the bursts that start with an error of +-1 (probability
+    1/2 each), exact and deterministic, so that two passes walk the same tree.
+
+    A burst is complete when its state reaches ``zero``; its span is its length less the
+    ``n_taps`` closing zeros. A branch less likely than ``tail``, longer than ``max_len``
+    decisions, or met after ``max_nodes`` nodes have been expanded is not followed: its
+    mass goes to ``pruned[state, length]`` for :func:`dfe_tail_spans`. Complete bursts at
+    least ``p_keep`` likely are kept (up to ``max_keep``: errors in ``pat_buf``, length in
+    ``pat_len``, probability in ``pat_p``); the others add their mass to ``spans[span]``.
+    ``hist[k]`` counts complete bursts by ``floor(-10 log10 p)`` (the first pass uses it to
+    choose ``p_keep``). Returns (kept, complete, nodes expanded)."""
+    errs = np.zeros(max_len + 1, dtype=np.int64)
+    st = np.zeros(max_len + 1, dtype=np.int64)
+    pp = np.zeros(max_len + 1)
+    nxt = np.zeros(max_len + 1, dtype=np.int64)
+    nodes = 0
+    kept = 0
+    complete = 0
+    nh = hist.size
+    for root in range(2):
+        e0 = 1 if root == 0 else -1
+        d = 0
+        errs[0] = e0
+        st[0] = zero + e0
+        pp[0] = 0.5
+        nxt[0] = 0
+        while d >= 0:
+            if nxt[d] == 0:
+                nodes += 1
+            j = nxt[d]
+            if j == 3:
+                d -= 1
+                continue
+            nxt[d] = j + 1
+            s = st[d]
+            q = pp[d] * prob[s, j]
+            if q <= 0.0:
+                continue
+            s2 = succ[s, j]
+            length = d + 2  # decisions from the first error to this one
+            if s2 == zero:
+                span = length - n_taps
+                complete += 1
+                k = int(-10.0 * math.log10(q))
+                hist[min(max(k, 0), nh - 1)] += 1
+                if q >= p_keep and kept < max_keep:
+                    for i in range(span):
+                        pat_buf[kept, i] = errs[i]
+                    pat_len[kept] = span
+                    pat_p[kept] = q
+                    kept += 1
+                else:
+                    spans[span] += q
+                continue
+            if q < tail or length > max_len or nodes >= max_nodes:
+                pruned[s2, min(length, max_len + 1)] += q
+                continue
+            d += 1
+            errs[d] = 0 if j == 0 else (1 if j == 1 else -1)
+            st[d] = s2
+            pp[d] = q
+            nxt[d] = 0
+    return kept, complete, nodes
+
+
+@njit(cache=True)
+def dfe_tail_spans(succ, prob, zero, n_taps, pruned, spans, floor):
+    """Carry the pruned mass of :func:`dfe_enumerate` forward through the chain until its
+    bursts end, adding each to ``spans[span]``. Mass still in flight after
+    ``spans.size + n_taps`` decisions, or once below ``floor`` in all, is returned (the
+    caller counts it as bursts too long to survive any code)."""
+    S = succ.shape[0]
+    v = np.zeros(S)
+    nv = np.zeros(S)
+    n_inj = pruned.shape[1]
+    max_steps = spans.size - 1 + n_taps
+    L = 0
+    while True:
+        if L < n_inj:
+            for s in range(S):
+                v[s] += pruned[s, L]
+        total = 0.0
+        for s in range(S):
+            total += v[s]
+        if (L >= n_inj and total < floor) or L >= max_steps:
+            return total
+        for s in range(S):
+            nv[s] = 0.0
+        for s in range(S):
+            m = v[s]
+            if m == 0.0:
+                continue
+            for j in range(3):
+                q = m * prob[s, j]
+                s2 = succ[s, j]
+                if s2 == zero:
+                    spans[L + 1 - n_taps] += q
+                else:
+                    nv[s2] += q
+        for s in range(S):
+            v[s] = nv[s]
+        L += 1

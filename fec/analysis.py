@@ -25,8 +25,10 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import optimize, sparse, special, stats
+from scipy.sparse.linalg import splu
 
+from . import _kernels as _k
 from . import _validate as check
 from .errors import FecError
 from .interleave import bits_per_ui, gray_bits, postcoder_errors
@@ -43,6 +45,7 @@ __all__ = [
     "frame_loss_ratio",
     "BurstModel",
     "burst_errors",
+    "dfe_burst_means",
 ]
 
 
@@ -79,6 +82,10 @@ class PostFec:
         When a frame size was given.
     model : str
         ``"random"`` or the burst model's name.
+    bounded : float
+        Bursts per codeword block whose damage is bounded from their span rather than
+        counted pattern by pattern (:attr:`BurstModel.truncated` times the bursts per
+        block): CER is overstated by at most this much, never understated.
     """
 
     code: str
@@ -90,6 +97,7 @@ class PostFec:
     miscorrection: float
     frame_loss_ratio: float | None
     model: str
+    bounded: float = 0.0
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -172,12 +180,22 @@ class BurstModel:
     patterns : tuple of ndarray
         Level errors at consecutive UIs, first and last non-zero.
     probabilities : ndarray
-        Probability of each pattern given that a burst starts (sums to 1).
+        Probability of each pattern given that the burst is one of ``patterns`` (sums
+        to 1).
     truncated : float
-        Probability mass dropped by the enumeration (tail below ``tail``).
+        Probability that a burst is none of ``patterns`` (the mass the model does not
+        list one by one). :func:`burst_errors` never drops it: where ``tail_spans`` says
+        how long those bursts are, each counts as hitting every FEC symbol its span can
+        touch; the rest count as bursts no code survives.
     name : str
     start_rate : float or None
         Bursts per UI, when the model knows it (DFE model: the isolated-error ratio).
+    modulation : str
+    tail_spans : ndarray or None
+        ``tail_spans[L]``: probability that a burst is not listed and spans ``L`` UI.
+    exact_mean_errors, exact_mean_span : float or None
+        Mean errors and span per burst over all bursts, listed or not (the DFE model
+        solves its Markov chain for them).
     """
 
     patterns: tuple
@@ -186,23 +204,35 @@ class BurstModel:
     name: str
     start_rate: float | None = None
     modulation: str = "pam4"
+    tail_spans: np.ndarray | None = None
+    exact_mean_errors: float | None = None
+    exact_mean_span: float | None = None
 
     @property
     def mean_errors(self) -> float:
         """Mean detector errors (UIs in error) per burst."""
+        if self.exact_mean_errors is not None:
+            return self.exact_mean_errors
         return float(sum(p * np.count_nonzero(x) for x, p in zip(self.patterns, self.probabilities)))
 
     @property
     def mean_span(self) -> float:
         """Mean span in UI from the first to the last error."""
+        if self.exact_mean_span is not None:
+            return self.exact_mean_span
         return float(sum(p * len(x) for x, p in zip(self.patterns, self.probabilities)))
 
     def length_pmf(self, max_len: int = 64) -> np.ndarray:
-        """P(span = L) for L = 0 .. max_len."""
+        """P(span = L) for L = 0 .. max_len, over all bursts (the listed patterns weighted
+        by ``1 - truncated``, plus ``tail_spans``)."""
         out = np.zeros(max_len + 1)
         for x, p in zip(self.patterns, self.probabilities):
             if len(x) <= max_len:
                 out[len(x)] += p
+        out *= 1.0 - self.truncated
+        if self.tail_spans is not None:
+            k = min(max_len + 1, self.tail_spans.size)
+            out[:k] += self.tail_spans[:k]
         return out
 
     @classmethod
@@ -224,8 +254,8 @@ class BurstModel:
         return cls(pats, probs / total, float(1 - total), f"geometric(a={a:g})", None, str(modulation).lower())
 
     @classmethod
-    def dfe(cls, taps, der0: float, modulation: str = "pam4", tail: float = 1e-12, max_span: int = 256
-            ) -> "BurstModel":
+    def dfe(cls, taps, der0: float, modulation: str = "pam4", tail: float = 1e-15, max_span: int = 256,
+            max_patterns: int = 4096, max_nodes: int = 1_000_000) -> "BurstModel":
         """Error propagation through a DFE with ``taps`` (normalised to the main cursor).
 
         A decision error of ``e`` levels makes the DFE subtract the wrong ISI: the next
@@ -233,57 +263,139 @@ class BurstModel:
         noise set so that an undisturbed decision errs with probability ``der0`` (the
         detector error ratio without propagation, COM's DER0), a decision errs by +1
         level with probability ``(M-1)/M Q((1 - delta)/sigma)`` and by -1 with
-        ``(M-1)/M Q((1 + delta)/sigma)``. Bursts are enumerated exactly (depth-first)
-        until ``len(taps)`` correct decisions in a row end them; patterns less likely than
-        ``tail`` are dropped (their mass is :attr:`truncated`).
+        ``(M-1)/M Q((1 + delta)/sigma)``. A burst ends with ``len(taps)`` correct
+        decisions in a row: the errors form a Markov chain on the last ``N = len(taps)``
+        errors (``3^N`` states).
+
+        Bounded at any ``der0``:
+
+        * the mean errors and span per burst are exact, from the chain's linear equations
+          (:func:`dfe_burst_means`);
+        * bursts are enumerated exactly (depth first, in Numba) except a branch less likely
+          than ``tail``, longer than ``max_span`` or met after ``max_nodes`` expansions (a
+          walk that runs out of nodes is repeated with ``tail`` 1,000 times coarser, up to
+          1e-3, so that the budget goes to the likeliest bursts);
+          the mass of those branches is carried through the chain to the end of each
+          burst, so its distribution of spans is exact (:attr:`tail_spans`); mass still in
+          flight after 4,096 UI counts as bursts no code survives;
+        * the ``max_patterns`` likeliest complete bursts are listed; the others join
+          ``tail_spans`` with their exact spans.
+
+        Nothing is dropped: :attr:`truncated` is the probability of the bursts not
+        listed, and :func:`burst_errors` bounds their damage from their spans (it reports
+        how much mass that bound covered). Cost: two walks of at most ``max_nodes``
+        nodes and one of ``4,096 x 3^N`` steps.
         """
-        b = np.atleast_1d(np.asarray(taps, dtype=float))
-        if b.ndim != 1 or b.size == 0 or b.size > 6 or not np.all(np.isfinite(b)):
-            raise FecError(f"taps must be 1 to 6 finite values, got {taps!r}")
-        if np.any(np.abs(b) >= 1):
-            raise FecError(f"DFE taps are normalised to the main cursor and must lie in (-1, 1), got {taps!r}")
+        b = _dfe_taps(taps)
         der0 = check.probability(der0, "der0", hi=0.5)
         if der0 <= 0:
             raise FecError("der0 must be > 0")
-        M = 4 if bits_per_ui(modulation) == 2 else 2
-        w = (M - 1) / M
-        sigma = 1.0 / stats.norm.isf(der0 / (2 * w))
+        tail = check.probability(tail, "tail", hi=1.0)
+        max_span = check.integer(max_span, "max_span", 1)
+        max_patterns = check.integer(max_patterns, "max_patterns", 1)
+        max_nodes = check.integer(max_nodes, "max_nodes", 1)
+        sigma, w = _dfe_sigma(der0, modulation)
+        succ, prob, zero = _dfe_tables(tuple(b), sigma, w)
+        mean_err, mean_span = _dfe_means(tuple(b), sigma, w)
         N = b.size
+        S = succ.shape[0]
+        n_spans = max(4096, max_span) + 1
+        hist = np.zeros(400, dtype=np.int64)
 
-        def probs(hist):
-            delta = -2.0 * float(np.dot(b, hist))
-            # Gaussian tails by math.erfc: this runs once per enumerated node
-            return (w * 0.5 * math.erfc((1 - delta) / (sigma * _SQRT2)),
-                    w * 0.5 * math.erfc((1 + delta) / (sigma * _SQRT2)))
+        def walk(cut: float, p_keep: float, keep: int):
+            hist[:] = 0
+            buf = np.zeros((keep, max_span), dtype=np.int8)
+            lens = np.zeros(keep, dtype=np.int64)
+            ps = np.zeros(keep)
+            spans = np.zeros(n_spans)
+            pruned = np.zeros((S, max_span + 2))
+            kept, _complete, nodes = _k.dfe_enumerate(succ, prob, zero, N, cut, max_nodes, max_span, p_keep, keep,
+                                                      hist, buf, lens, ps, spans, pruned)
+            return nodes, kept, buf, lens, ps, spans, pruned
 
-        patterns, weights = [], []
-        dropped = 0.0
-        # stack entries: (errors so far as list, probability, trailing zeros)
-        stack = [([1], 0.5, 0), ([-1], 0.5, 0)]
-        while stack:
-            errs, p, zeros = stack.pop()
-            if zeros >= N:
-                patterns.append(np.array(errs[: len(errs) - zeros], dtype=np.int64))
-                weights.append(p)
-                continue
-            if len(errs) >= max_span:
-                dropped += p
-                continue
-            hist = np.zeros(N)
-            recent = errs[::-1][:N]
-            hist[: len(recent)] = recent
-            pu, pd = probs(hist)
-            pz = max(0.0, 1.0 - pu - pd)
-            for e, pe in ((0, pz), (1, pu), (-1, pd)):
-                q = p * pe
-                if q < tail:
-                    dropped += q
-                    continue
-                stack.append((errs + [e], q, zeros + 1 if e == 0 else 0))
-        weights = np.array(weights)
-        total = weights.sum()
+        # first walk: how likely the max_patterns-th likeliest complete burst is. A walk that
+        # runs out of nodes has followed one deep corner of the tree: walk again with a
+        # coarser cut (1000 times), so the budget is spent on the likeliest bursts
+        cut = tail
+        while walk(cut, 2.0, 0)[0] >= max_nodes and cut < 1e-3:
+            cut = min(1e-3, cut * 1e3)
+        cum = np.cumsum(hist)
+        if cum[-1] <= max_patterns:
+            p_keep = 0.0
+        else:
+            k = int(np.searchsorted(cum, max_patterns, side="right"))  # bins 0..k-1 fit
+            p_keep = 10.0 ** (-k / 10.0)
+        _nodes, kept, buf, lens, ps, spans, pruned = walk(cut, p_keep, max_patterns)
+        beyond = _k.dfe_tail_spans(succ, prob, zero, N, pruned, spans, 1e-40)
+        patterns = tuple(buf[i, : lens[i]].astype(np.int64) for i in range(kept))
+        listed = float(ps[:kept].sum())
+        truncated = float(spans.sum() + beyond)
+        spans = spans[: int(np.flatnonzero(spans)[-1]) + 1 if spans.any() else 1]
         name = f"dfe(taps={list(np.round(b, 4))}, der0={der0:g})"
-        return cls(tuple(patterns), weights / total, float(dropped), name, der0, str(modulation).lower())
+        probs = ps[:kept] / listed if listed > 0 else ps[:kept]
+        return cls(patterns, probs, truncated, name, der0, str(modulation).lower(), spans, mean_err, mean_span)
+
+
+def _dfe_taps(taps) -> np.ndarray:
+    try:
+        b = np.atleast_1d(np.asarray(taps, dtype=float))
+    except (TypeError, ValueError):
+        raise FecError(f"taps must be 1 to 6 finite values, got {taps!r}") from None
+    if b.ndim != 1 or b.size == 0 or b.size > 6 or not np.all(np.isfinite(b)):
+        raise FecError(f"taps must be 1 to 6 finite values, got {taps!r}")
+    if np.any(np.abs(b) >= 1):
+        raise FecError(f"DFE taps are normalised to the main cursor and must lie in (-1, 1), got {taps!r}")
+    return b
+
+
+def _dfe_sigma(der0: float, modulation: str) -> tuple[float, float]:
+    """Noise in half level spacings for an isolated-error ratio ``der0``, and ``(M-1)/M``."""
+    M = 4 if bits_per_ui(modulation) == 2 else 2
+    w = (M - 1) / M
+    return float(1.0 / stats.norm.isf(der0 / (2 * w))), w
+
+
+@lru_cache(maxsize=512)
+def _dfe_tables(taps: tuple, sigma: float, w: float):
+    S = 3 ** len(taps)
+    succ = np.empty((S, 3), dtype=np.int64)
+    prob = np.empty((S, 3))
+    _k.dfe_chain(np.array(taps), sigma, w, succ, prob)
+    for a in (succ, prob):
+        a.flags.writeable = False
+    return succ, prob, (S - 1) // 2
+
+
+@lru_cache(maxsize=512)
+def _dfe_means(taps: tuple, sigma: float, w: float) -> tuple[float, float]:
+    """Mean errors and span per burst: ``x = (I - Q)^-1 r`` on the chain's transient states
+    (``r`` the probability of an error, or 1 for the decisions made); ``Q`` has three
+    entries a row, so a sparse LU solves it in milliseconds."""
+    succ, prob, zero = _dfe_tables(taps, sigma, w)
+    S = succ.shape[0]
+    keep = np.arange(S) != zero
+    pos = np.cumsum(keep) - 1
+    rows, cols, vals = np.repeat(np.arange(S), 3), succ.ravel(), prob.ravel()
+    inner = keep[rows] & keep[cols]
+    Q = sparse.csc_matrix((vals[inner], (pos[rows[inner]], pos[cols[inner]])), shape=(S - 1, S - 1))
+    A = (sparse.identity(S - 1, format="csc") - Q).tocsc()
+    x = splu(A).solve(np.column_stack([prob[keep, 1] + prob[keep, 2], np.ones(S - 1)]))
+    first = (pos[zero + 1], pos[zero - 1])  # the burst's first error, +1 or -1
+    errors = 1.0 + 0.5 * float(x[first[0], 0] + x[first[1], 0])
+    decisions = 0.5 * float(x[first[0], 1] + x[first[1], 1])  # after the first, closing zeros included
+    return errors, 1.0 + decisions - len(taps)
+
+
+def dfe_burst_means(taps, der0: float, modulation: str = "pam4") -> tuple[float, float]:
+    """Mean detector errors and mean span (UI) per burst of DFE error propagation, exactly
+    (the Markov chain of :meth:`BurstModel.dfe`, no enumeration): ``der0`` times the first
+    is the detector error ratio with propagation. Cost: one dense solve of ``3^N - 1``
+    unknowns (N <= 6 taps)."""
+    b = _dfe_taps(taps)
+    der0 = check.probability(der0, "der0", hi=0.5)
+    if der0 <= 0:
+        raise FecError("der0 must be > 0")
+    return _dfe_means(tuple(b), *_dfe_sigma(der0, modulation))
 
 
 def _hits(pattern: np.ndarray, code: RSCode, interleave: int, precoded: bool, modulation: str):
@@ -306,16 +418,15 @@ def _hits_cached(key: bytes, m: int, interleave: int, precoded: bool, modulation
     if precoded:
         ui, err = postcoder_errors(ui, err)
     bits = gray_bits(err) if bpu == 2 else (err % 2 != 0).astype(np.int64)
-    hs, bs = [], []
-    for o in range(upsym):
-        sym = (ui + o) // upsym
-        uniq, inv = np.unique(sym, return_inverse=True)
-        sbits = np.bincount(inv, weights=bits)
-        for phase in range(interleave):
-            mine = (uniq + phase) % interleave == 0
-            hs.append(int(mine.sum()))
-            bs.append(float(sbits[mine].sum()))
-    out = (np.array(hs), np.full(len(hs), 1.0 / len(hs)), np.array(bs))
+    # every UI offset of the burst against the symbols (rows) and every interleave phase:
+    # the errors' symbols, a symbol counted once, and whether it is this codeword's
+    sym = (ui[None, :] + np.arange(upsym)[:, None]) // upsym
+    first = np.ones(sym.shape, dtype=bool)
+    first[:, 1:] = sym[:, 1:] != sym[:, :-1]  # ui ascending: a symbol's errors are adjacent
+    mine = (sym[:, None, :] + np.arange(interleave)[None, :, None]) % interleave == 0
+    hs = np.sum(first[:, None, :] & mine, axis=2).ravel()
+    bs = np.sum(np.where(mine, bits[None, None, :], 0), axis=2).ravel().astype(float)
+    out = (hs, np.full(hs.size, 1.0 / hs.size), bs)
     for a in out:
         a.flags.writeable = False
     return out
@@ -357,14 +468,7 @@ def burst_errors(
     ui_per_block = interleave * code.n * code.m // bpu
     mu = rate * ui_per_block  # bursts per interleaved block
     n, t = code.n, code.t
-    sev = np.zeros(n + 1)
-    bits_total = 0.0
-    hits_total = 0.0
-    for pat, p in zip(model.patterns, model.probabilities):
-        hs, wts, bs = _hits(pat, code, interleave, precoded, model.modulation)
-        np.add.at(sev, np.minimum(hs, n), p * wts)
-        bits_total += p * float(np.dot(wts, bs))
-        hits_total += p * float(np.dot(wts, hs))
+    sev, bits_total, hits_total = _severity(model, code, interleave, bool(precoded))
     # compound Poisson by Panjer recursion on the non-zero severities
     p0 = sev[0]
     lam = mu * (1 - p0)
@@ -391,4 +495,54 @@ def burst_errors(
     ber_out = ser_out * bits_per_hit / code.m
     flr = frame_loss_ratio(code, cer, frame_bits) if frame_bits is not None else None
     return PostFec(code.name, float(pre_ber), float(pre_ser), cer, ser_out, float(ber_out),
-                   miscorrection_probability(code), flr, model.name + (" precoded" if precoded else ""))
+                   miscorrection_probability(code), flr, model.name + (" precoded" if precoded else ""),
+                   float(mu * model.truncated))
+
+
+@lru_cache(maxsize=256)
+def _severity(model: BurstModel, code: RSCode, interleave: int, precoded: bool):
+    """What one burst does to one codeword, whatever the error ratio: the distribution of
+    its symbol hits (``sev[h]``, averaged over alignments), and its mean bit errors and
+    symbol hits. Remembered per model (by identity), code and configuration, so that a
+    search over error ratios walks the patterns once."""
+    n = code.n
+    sev = np.zeros(n + 1)
+    bits_total = 0.0
+    hits_total = 0.0
+    listed = 1.0 - model.truncated
+    for pat, p in zip(model.patterns, model.probabilities):
+        hs, wts, bs = _hits(pat, code, interleave, precoded, model.modulation)
+        np.add.at(sev, np.minimum(hs, n), listed * p * wts)
+        bits_total += listed * p * float(np.dot(wts, bs))
+        hits_total += listed * p * float(np.dot(wts, hs))
+    hs, mass = _tail_hits(model, code, interleave, precoded)
+    np.add.at(sev, hs, mass)
+    hits_total += float(np.dot(hs, mass))
+    bits_total += float(np.dot(hs, mass)) * code.m
+    sev.flags.writeable = False
+    return sev, bits_total, hits_total
+
+
+def _tail_hits(model: BurstModel, code: RSCode, interleave: int, precoded: bool):
+    """(symbol hits, probability) for the bursts a model does not list: a burst spanning
+    ``L`` UI (``L + 1`` after the postcoder) touches at most ``floor((L + u - 2) / u) + 1``
+    FEC symbols of ``u`` UI, and a codeword holds at most every ``interleave``-th of them
+    (rounded up); bursts without a known span count as hitting all ``n`` symbols."""
+    n = code.n
+    hs, mass = [], []
+    known = 0.0
+    if model.tail_spans is not None and model.tail_spans.size > 1:
+        spans = np.flatnonzero(model.tail_spans[1:] > 0) + 1
+        u = code.m // bits_per_ui(model.modulation)
+        L = spans + (1 if precoded else 0)
+        k = (L + u - 2) // u + 1
+        hs.append(np.minimum(n, -(-k // interleave)))
+        mass.append(model.tail_spans[spans])
+        known = float(mass[0].sum())
+    rest = max(0.0, model.truncated - known)
+    if rest > 0:
+        hs.append(np.array([n]))
+        mass.append(np.array([rest]))
+    if not hs:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    return np.concatenate(hs).astype(np.int64), np.concatenate(mass)
