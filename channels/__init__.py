@@ -12,7 +12,7 @@ Units are SI throughout (Hz, s, m, ohm); names ending in ``_db`` are losses in d
 
 from . import grid, library, media, optical, quality
 from .channel import Channel, ILDResult, cascade
-from .errors import ChannelError, ChannelQualityWarning
+from .errors import ChannelError, ChannelQualityWarning, TouchstoneWarning
 from .grid import GridInfo
 from .quality import QualityReport
 from .response import PulseResponse, StepResponse
@@ -29,6 +29,7 @@ __all__ = [
     "PulseResponse",
     "QualityReport",
     "StepResponse",
+    "TouchstoneWarning",
     "cascade",
     "detect_port_order",
     "grid",

@@ -3,7 +3,11 @@
 Every file goes through :func:`read_network`, which hands the text to scikit-rf's
 Touchstone parser and then checks what came back, so that a malformed file raises
 :class:`~channels.errors.ChannelError` naming the problem instead of a traceback
-from inside numpy (or, worse, a silently wrong network).
+from inside numpy (or, worse, a silently wrong network). The path, the bytes, the
+option line and the parsed structure are checked in :mod:`channels._tsfile`; whether
+the header tells the truth about the data (a unit or format that does not fit, a
+missing option line) in :mod:`channels._plausible`, which warns with
+:class:`~channels.errors.TouchstoneWarning` where both readings are plausible.
 
 Port order
 ----------
@@ -28,14 +32,16 @@ sibling).
 from __future__ import annotations
 
 import io
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 import skrf as rf
 
+from . import _plausible, _tsfile
 from .errors import ChannelError
 
 __all__ = [
@@ -50,10 +56,6 @@ __all__ = [
     "load",
     "sibling_crosstalk_files",
 ]
-
-_FREQ_UNITS = {"hz", "khz", "mhz", "ghz"}
-_PARAMS = {"s", "y", "z"}
-_FORMATS = {"ma", "db", "ri"}
 
 
 @dataclass(frozen=True)
@@ -125,228 +127,66 @@ def port_order(spec: str | PortOrder | Sequence) -> PortOrder:
 
 
 # ----------------------------------------------------------------------------- reading
-def _nports_from_suffix(path: Path) -> int | None:
-    m = re.fullmatch(r"\.s(\d+)p", path.suffix.lower())
-    if m:
-        return int(m.group(1))
-    if path.suffix.lower() == ".ts":
-        return None
-    raise ChannelError(
-        f"{path.name}: unsupported extension {path.suffix!r}; expected a Touchstone file "
-        "(.s2p, .s4p, .s8p, .s12p, .s16p or .ts)"
-    )
-
-
-def _normalise_option_line(text: str, name: str) -> str:
-    """Rewrite the option line in the canonical order scikit-rf expects.
-
-    Touchstone lets the option-line fields come in any order (``# MHz MA S R 50``
-    is legal); scikit-rf reads them positionally. Unknown fields are an error.
-    """
-    lines = text.splitlines(keepends=True)
-    for i, line in enumerate(lines):
-        s = line.strip()
-        if not s.startswith("#"):
-            continue
-        body, _, _comment = s[1:].partition("!")
-        toks = body.lower().split()
-        unit, param, fmt, ref = "ghz", "s", "ma", "50"
-        k = 0
-        while k < len(toks):
-            t = toks[k]
-            if t in _FREQ_UNITS:
-                unit = t
-            elif t in _FORMATS:
-                fmt = t
-            elif t in _PARAMS:
-                param = t
-            elif t == "r":
-                if k + 1 >= len(toks):
-                    raise ChannelError(f"{name}: option line {s!r} has 'R' without a resistance")
-                ref = toks[k + 1]
-                try:
-                    r = float(ref)
-                except ValueError:
-                    raise ChannelError(
-                        f"{name}: option line {s!r}: reference resistance {ref!r} is not a number"
-                    ) from None
-                if not np.isfinite(r) or r <= 0:
-                    raise ChannelError(
-                        f"{name}: option line {s!r}: reference resistance must be positive, got {ref}"
-                    )
-                k += 1
-            elif t in {"g", "h"}:
-                raise ChannelError(f"{name}: {t.upper()}-parameter files are not supported (S, Y or Z)")
-            else:
-                raise ChannelError(
-                    f"{name}: option line {s!r} has an unknown field {t!r} "
-                    "(expected a frequency unit, S/Y/Z, MA/DB/RI and R <ohms>)"
-                )
-            k += 1
-        lines[i] = f"# {unit} {param} {fmt} r {ref}\n"
-        return "".join(lines)
-    return text  # Touchstone 2 keyword files or files without option line: defaults apply
-
-
-def _data_lines(text: str):
-    """``(line number, numeric tokens)`` of every data line (comments, option and keyword lines skipped)."""
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        s = line.split("!", 1)[0].strip()
-        if s and s[0] not in "#[":
-            yield lineno, s.split()
-
-
-def _expected_layout(nports: int) -> list[int]:
-    """Numbers per line of one frequency point in Touchstone 1 layout: one line for 1 and 2
-    ports, otherwise each matrix row on its own lines, at most four pairs per line."""
-    if nports <= 2:
-        return [1 + 2 * nports * nports]
-    per_row = [2 * min(4, nports - 4 * k) for k in range((nports + 3) // 4)]
-    layout = per_row * nports
-    layout[0] += 1
-    return layout
-
-
-def _diagnose_data(text: str, nports: int, name: str) -> str:
-    """Explain why data could not be parsed: a non-numeric token, lines that do not have the
-    extension's layout, or a truncated last point."""
-    per_point = 1 + 2 * nports * nports
-    count = 0
-    lengths = []
-    for lineno, toks in _data_lines(text):
-        for tok in toks:
-            try:
-                float(tok)
-            except ValueError:
-                return f"line {lineno}: {tok!r} is not a number"
-        count += len(toks)
-        lengths.append((lineno, len(toks)))
-    if count == 0:
-        return "no data lines"
-    if "[version]" not in text.lower():
-        found = [n for _, n in lengths]
-
-        def fits(m: int) -> bool:
-            lay = _expected_layout(m)
-            return all(n == lay[k % len(lay)] for k, n in enumerate(found[: 4 * len(lay)]))
-
-        layout = _expected_layout(nports)
-        for k, (lineno, n) in enumerate(lengths[: 4 * len(layout)]):
-            if n != layout[k % len(layout)]:
-                other = next((m for m in range(1, 33) if m != nports and fits(m)), None)
-                hint = f"; the lines look like a {other}-port file" if other else ""
-                return (
-                    f"line {lineno} holds {n} numbers where a {nports}-port file (the extension) "
-                    f"has {layout[k % len(layout)]}{hint}"
-                )
-    if count % per_point:
-        return (
-            f"truncated: {count} numbers is not a whole number of frequency points "
-            f"({per_point} numbers per point for {nports} ports); the last point has "
-            f"{count % per_point} of {per_point}"
-        )
-    return "the data could not be parsed"
-
-
-def _check_two_port_noise(text: str, name: str) -> None:
-    """Touchstone 1 two-port files start their noise block where the frequency steps back.
-    Real noise lines hold 5 numbers; a 9-number line after the step is network data on a
-    broken frequency axis, which scikit-rf would silently drop."""
-    last_f = None
-    in_noise = False
-    for lineno, toks in _data_lines(text):
-        try:
-            freq = float(toks[0])
-        except ValueError:
-            return
-        if len(toks) == 9:
-            if in_noise or (last_f is not None and freq <= last_f):
-                raise ChannelError(
-                    f"{name}: the frequency axis is not strictly increasing at line {lineno} "
-                    f"({freq:.6g} after {last_f:.6g}, in the file's unit)"
-                )
-            last_f = freq
-        elif len(toks) == 5 and last_f is not None and freq <= last_f:
-            in_noise = True
-
-
 def read_network(path: str | Path) -> rf.Network:
     """Read a Touchstone file into a scikit-rf :class:`~skrf.network.Network`, checked.
 
     Parameters
     ----------
-    path : str or Path
-        A ``.sNp`` or ``.ts`` file.
+    path : str or os.PathLike
+        A ``.sNp`` or ``.ts`` file (Touchstone 1, or 2 with ``[Version] 2.0`` keywords).
 
     Returns
     -------
     skrf.Network
-        The file's single-ended network, in the file's port numbering.
+        The file's single-ended network, in the file's port numbering, frequencies in Hz.
 
     Raises
     ------
     ChannelError
-        Missing file, unsupported extension, a malformed option line, non-numeric
-        or truncated data, NaN or infinite values, a frequency axis that is not
-        strictly increasing, or a port count that does not match the extension.
+        A path that is not a str or path, too long, missing, a directory, unreadable or
+        binary; an unsupported extension; a malformed or self-contradicting option line;
+        non-numeric or truncated data; NaN or infinite values; a frequency axis that is
+        not strictly increasing or not a channel's (above 1 THz or below 1 MHz, naming
+        the unit that fits); MA, DB or RI data that cannot be what the header says
+        (negative magnitudes, dB values all near 0 dB, RI magnitudes above 10, naming
+        the format that fits); a Touchstone 2 ``[Number of Frequencies]`` that the data
+        do not hold; a port count that does not match the extension.
+
+    Warns
+    -----
+    TouchstoneWarning
+        When header and data disagree but both readings are plausible: an axis ending
+        between 1 MHz and 1 GHz in a unit smaller than GHz, angles that never exceed one
+        degree, mostly positive dB values, a later option line that disagrees, or no
+        option line at all (the Touchstone defaults GHz, S, MA, R 50 then apply). The
+        checks and their thresholds are in :mod:`channels._plausible`.
     """
-    path = Path(path)
-    if not path.exists():
-        raise ChannelError(f"Touchstone file not found: {path}")
-    if not path.is_file():
-        raise ChannelError(f"not a file: {path}")
-    nports = _nports_from_suffix(path)
-    raw = path.read_bytes()
-    if b"\x00" in raw[:4096]:
-        raise ChannelError(f"{path.name}: binary data, not a Touchstone text file")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        text = raw.decode("latin-1")
+    path = _tsfile.as_path(path)
+    st = _tsfile.stat_file(path)
+    nports = _tsfile.nports_from_suffix(path)
+    text = _tsfile.decode_text(_tsfile.read_bytes(path, st), path)
     if not text.strip():
         raise ChannelError(f"{path.name}: the file is empty")
-    text = _normalise_option_line(text, path.name)
-    buf = io.StringIO(text)
+    opt, parse_text = _tsfile.parse_option_line(text, path.name)
+    buf = io.StringIO(parse_text)
     buf.name = path.name  # scikit-rf takes the port count from the name's extension
     try:
         ntwk = rf.Network(buf)
     except Exception as exc:  # scikit-rf raises ValueError/IndexError/... on bad data
-        why = _diagnose_data(text, nports, path.name) if nports else str(exc)
+        why = _tsfile.diagnose_data(text, nports, path.name) if nports else str(exc)
         raise ChannelError(f"{path.name}: malformed Touchstone data: {why}") from exc
     ntwk.name = path.stem
-    _check_network(ntwk, path.name, nports)
+    pairs = None
+    if opt.param == "s":  # parsed as RI: the file's raw pairs
+        pairs = (ntwk.s.real.copy(), ntwk.s.imag.copy())
+        if opt.fmt != "ri":
+            ntwk.s = _tsfile.from_raw(*pairs, opt.fmt)
+    _tsfile.check_network(ntwk, path.name, nports)
     if nports == 2 and getattr(ntwk, "noisy", False):
-        _check_two_port_noise(text, path.name)
+        _tsfile.check_two_port_noise(text, path.name)
+    _tsfile.check_keywords(text, ntwk, path.name)
+    _plausible.check(opt, np.asarray(ntwk.f, dtype=float), pairs, ntwk.nports, path.name)
     return ntwk
-
-
-def _check_network(ntwk: rf.Network, name: str, nports: int | None) -> None:
-    f = np.asarray(ntwk.f, dtype=float)
-    s = ntwk.s
-    if f.size == 0:
-        raise ChannelError(f"{name}: no frequency points")
-    if nports is not None and ntwk.nports != nports:
-        raise ChannelError(f"{name}: the extension says {nports} ports but the data hold {ntwk.nports}")
-    if f.size < 2:
-        raise ChannelError(f"{name}: only {f.size} frequency point; a channel needs at least 2")
-    if not np.all(np.isfinite(f)):
-        raise ChannelError(f"{name}: the frequency axis holds NaN or infinite values")
-    if f[0] < 0:
-        raise ChannelError(f"{name}: negative frequency {f[0]} Hz")
-    step = np.diff(f)
-    if np.any(step <= 0):
-        i = int(np.argmax(step <= 0))
-        raise ChannelError(
-            f"{name}: the frequency axis is not strictly increasing at point {i + 1} "
-            f"({f[i]:.6g} Hz followed by {f[i + 1]:.6g} Hz)"
-        )
-    bad = ~np.isfinite(s).all(axis=(1, 2))
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise ChannelError(
-            f"{name}: NaN or infinite S-parameters at {int(bad.sum())} frequency points, "
-            f"first at {f[i]:.6g} Hz"
-        )
 
 
 # ------------------------------------------------------------------ port order detection
@@ -497,7 +337,7 @@ def _kind_from_name(path: Path, thru_stem: str | None) -> str:
 def sibling_crosstalk_files(path: str | Path) -> list[Path]:
     """Crosstalk files beside a through file: same folder and extension, same name up to
     ``thru`` (``CA_thru.s4p`` -> ``CA_next1.s4p``, ``CA_fext1.s4p``)."""
-    path = Path(path)
+    path = _tsfile.as_path(path, "through file")
     stem = path.stem
     i = stem.lower().find("thru")
     if i < 0:
@@ -608,7 +448,7 @@ def load(
     from .channel import Channel
     from .quality import warn_quality
 
-    path = Path(path)
+    path = _tsfile.as_path(path)
     ntwk = read_network(path)
     label = name or path.stem
     n = ntwk.nports
@@ -648,8 +488,10 @@ def load(
         if ch.kind != "through":
             raise ChannelError("only a through channel can carry aggressors")
         items = sibling_crosstalk_files(path) if (isinstance(aggressors, str) and aggressors == "auto") else aggressors
-        if isinstance(items, (str, Path)):
-            raise ChannelError("aggressors must be 'auto' or a list of paths or (path, kind) pairs")
+        if isinstance(items, (str, bytes, os.PathLike)) or not isinstance(items, Iterable):
+            raise ChannelError(
+                f"aggressors must be 'auto' or a list of paths or (path, kind) pairs, got {aggressors!r}"
+            )
         loaded = []
         for item in items:
             if isinstance(item, Channel):
@@ -658,11 +500,11 @@ def load(
                 loaded.append(item)
                 continue
             if isinstance(item, (tuple, list)) and len(item) == 2:
-                apath, akind = Path(item[0]), str(item[1]).lower()
+                apath, akind = _tsfile.as_path(item[0], "aggressor file"), str(item[1]).lower()
                 if akind not in ("next", "fext"):
                     raise ChannelError(f"aggressor kind must be 'next' or 'fext', got {item[1]!r}")
             else:
-                apath = Path(item)
+                apath = _tsfile.as_path(item, "aggressor file")
                 akind = _kind_from_name(apath, path.stem)
             agg = load(apath, thru=ch if ch.port_order is not None else "auto", kind=akind,
                        check_quality=check_quality)

@@ -11,7 +11,11 @@ One limit is documented rather than refused: a delay longer than the data's time
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import gzip
 import inspect
+import os
 import re
 import warnings
 from pathlib import Path
@@ -194,6 +198,183 @@ def test_binary_garbage_without_nul_bytes(tmp_path):
         channels.load(p)
 
 
+# ------------------------------------------------------------------- the path argument
+def _one_line_error(excinfo) -> str:
+    """The ChannelError's message, checked to be one line raised without a chained traceback."""
+    exc = excinfo.value
+    msg = str(exc)
+    assert "\n" not in msg, msg
+    assert exc.__cause__ is None and (exc.__context__ is None or exc.__suppress_context__), msg
+    assert len(excinfo.traceback) <= 6, excinfo.traceback  # raised near the API, not deep inside
+    return msg
+
+
+_PATH_TAKERS = {
+    "load": channels.load,
+    "read_network": channels.read_network,
+    "sibling_crosstalk_files": channels.touchstone.sibling_crosstalk_files,
+}
+
+
+@pytest.mark.parametrize("func", sorted(_PATH_TAKERS))
+@pytest.mark.parametrize(
+    "value, shown",
+    [(None, "None (NoneType)"), (3, "3 (int)"), (2.5, "2.5 (float)"), (["a.s4p"], "['a.s4p'] (list)")],
+    ids=["None", "int", "float", "list"],
+)
+def test_path_that_is_not_a_path(func, value, shown):
+    """``open(3)`` would read file descriptor 3: an integer must not be taken for a path."""
+    with pytest.raises(ChannelError, match=rf"path must be a str or os.PathLike.*got {re.escape(shown)}$") as exc:
+        _PATH_TAKERS[func](value)
+    _one_line_error(exc)
+
+
+def test_aggressor_path_that_is_not_a_path(tmp_path, s4p_text):
+    thru = _write(tmp_path, "CA_thru.s4p", s4p_text)
+    with pytest.raises(ChannelError, match=r"aggressor file path must be a str or os.PathLike.*got None") as exc:
+        _load(thru, aggressors=[None])
+    _one_line_error(exc)
+    with pytest.raises(ChannelError, match=r"aggressor file path must be.*got 7 \(int\)"):
+        _load(thru, aggressors=[(7, "next")])
+    with pytest.raises(ChannelError, match=r"aggressors must be 'auto' or a list.*got 5"):
+        _load(thru, aggressors=5)
+
+
+@pytest.mark.parametrize(
+    "value, match",
+    [("", "empty string"), ("chan\x00nel.s4p", "contains a NUL character"), (b"", "empty string")],
+    ids=["empty", "nul", "empty-bytes"],
+)
+def test_path_string_that_names_no_file(value, match):
+    with pytest.raises(ChannelError, match=match) as exc:
+        channels.load(value)
+    _one_line_error(exc)
+
+
+def test_path_as_bytes_and_pathlike(tmp_path, s2p_text):
+    """Control: every form Python accepts for a file name works (str, bytes, os.PathLike)."""
+    p = _write(tmp_path, "ok.s2p", s2p_text)
+
+    class Named:
+        def __fspath__(self):
+            return str(p)
+
+    for form in (str(p), bytes(p), p, Named()):
+        assert _load(form).f.size == F_FILE.size
+
+
+@pytest.mark.parametrize("shape", ["one-long-name", "deep-path"])
+def test_path_too_long_for_the_os(tmp_path, shape):
+    """``OSError: [Errno 36] File name too long`` becomes a one-line ChannelError that says so,
+    with the path shortened (a 5000-character path in a message helps nobody)."""
+    if shape == "one-long-name":
+        p = tmp_path / ("x" * 300 + ".s4p")  # names are limited to 255 bytes
+    else:
+        p = tmp_path.joinpath(*["d" * 200] * 25, "chan.s4p")  # paths to 4096 bytes
+    with pytest.raises(ChannelError, match=r"path too long for the operating system \(\d+ bytes") as exc:
+        channels.load(p)
+    msg = _one_line_error(exc)
+    assert "chan.s4p" in msg or ".s4p" in msg  # the end of the path is shown
+    assert len(msg) < 400
+
+
+def test_directory_message_names_the_path(tmp_path):
+    d = tmp_path / "folder.s2p"
+    d.mkdir()
+    with pytest.raises(ChannelError, match=rf"not a file: {re.escape(str(d))} is a directory") as exc:
+        channels.read_network(d)
+    _one_line_error(exc)
+
+
+def test_fifo_is_not_read(tmp_path):
+    """A named pipe must be refused, not read (which would block until a writer comes)."""
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no named pipes on this platform")
+    p = tmp_path / "pipe.s4p"
+    os.mkfifo(p)
+    with pytest.raises(ChannelError, match=r"not a file: .*pipe.s4p is a named pipe") as exc:
+        channels.load(p)
+    _one_line_error(exc)
+
+
+def _chmod_denies(path: Path, mode: int, check) -> None:
+    """chmod ``path`` and skip when the user can still get in (root reads anything)."""
+    path.chmod(mode)
+    if check():
+        path.chmod(0o700)
+        pytest.skip("running as a user whom file permissions do not stop (root)")
+
+
+def test_unreadable_file(tmp_path, s2p_text):
+    p = _write(tmp_path, "locked.s2p", s2p_text)
+    _chmod_denies(p, 0o000, lambda: os.access(p, os.R_OK))
+    try:
+        with pytest.raises(ChannelError, match=rf"permission denied reading {re.escape(str(p))}: this user "
+                                               r"may not read it \(its permissions are ----------\)") as exc:
+            channels.load(p)
+        _one_line_error(exc)
+    finally:
+        p.chmod(0o600)
+
+
+def test_unsearchable_folder(tmp_path, s2p_text):
+    d = tmp_path / "locked"
+    d.mkdir()
+    p = _write(d, "chan.s2p", s2p_text)
+    _chmod_denies(d, 0o000, lambda: os.access(p, os.R_OK))
+    try:
+        with pytest.raises(ChannelError, match=r"permission denied looking up .*chan.s2p: a folder on its path") as exc:
+            channels.load(p)
+        _one_line_error(exc)
+    finally:
+        d.chmod(0o700)
+
+
+def test_unreadable_file_message_even_as_root(tmp_path, s2p_text, monkeypatch):
+    """The same message when the OS refuses the read, simulated so that it is checked when the
+    suite runs as root (for whom chmod 000 does not stop a read)."""
+    p = _write(tmp_path, "locked.s2p", s2p_text)
+
+    def denied(file, *args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied", str(file))
+
+    monkeypatch.setattr(channels._tsfile, "open", denied, raising=False)
+    with pytest.raises(ChannelError, match=rf"permission denied reading {re.escape(str(p))}: this user may not "
+                                           r"read it \(its permissions are -rw") as exc:
+        channels.load(p)
+    _one_line_error(exc)
+
+
+@pytest.mark.parametrize(
+    "blob, why",
+    [
+        (gzip.compress(b"# GHz S MA R 50\n1 0.1 0 0.9 -10 0.9 -10 0.1 0\n"),
+         "gzip-compressed data: decompress it first"),
+        (b"PK\x03\x04" + bytes(40), "a zip archive"),
+        (b"\x89HDF\r\n\x1a\n" + bytes(100), "an HDF5 file"),
+        (b"# GHz S RI R 50\n1 0 0 1 0\x00\x00 1 0 0 0\n", "a NUL byte at offset 25"),
+        (b"\x01\x02\x03\x04\x05\x06" * 50, "300 control characters in its first 300 bytes"),
+    ],
+    ids=["gzip", "zip", "hdf5", "nul", "control"],
+)
+def test_binary_file_says_what_it_looks_like(tmp_path, blob, why):
+    p = _write(tmp_path, "chan.s2p", blob)
+    match = rf"{re.escape(str(p))}: binary data, not a Touchstone text file \({why}"
+    with pytest.raises(ChannelError, match=match) as exc:
+        channels.load(p)
+    _one_line_error(exc)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8-sig", "latin-1"])
+def test_text_encodings_load(tmp_path, s2p_text, encoding):
+    """Control: a UTF-16 file (NUL bytes, but a byte-order mark), a UTF-8 byte-order mark and a
+    latin-1 comment are text, and read as the plain file does."""
+    text = "! measured at 23 \u00b0C, \u00a9 lab\n" + s2p_text
+    p = _write(tmp_path, "enc.s2p", text.encode(encoding))
+    ref = _load(_write(tmp_path, "plain.s2p", s2p_text))
+    np.testing.assert_array_equal(_load(p).network.s, ref.network.s)
+
+
 # ---------------------------------------------------------------------- option line
 @pytest.mark.parametrize(
     "option, match",
@@ -357,6 +538,355 @@ def test_negative_frequency(tmp_path, s2p_text):
     p = _write(tmp_path, "neg.s2p", _set_frequencies(s2p_text, f))
     with pytest.raises(ChannelError, match="negative frequency"):
         channels.load(p)
+
+
+# ---------------------------------------------------- files that lie about themselves
+# A wrong header parses: scikit-rf reads the numbers as the header says. channels compares the
+# header with what the numbers look like (channels/_plausible.py has the rules and thresholds).
+UNIT_HZ = {"Hz": 1.0, "kHz": 1e3, "MHz": 1e6, "GHz": 1e9}
+
+
+def _in_unit(text: str, unit: str, f=F_FILE) -> str:
+    """The file with its frequency column written in ``unit`` (the option line is left alone)."""
+    return _set_frequencies(text, list(np.asarray(f, dtype=float) / UNIT_HZ[unit]))
+
+
+def _drop_option_line(text: str) -> str:
+    return "".join(line for line in text.splitlines(keepends=True) if not line.lstrip().startswith("#"))
+
+
+@contextlib.contextmanager
+def _no_header_warning():
+    """A context in which a TouchstoneWarning fails the test."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", channels.TouchstoneWarning)
+        yield
+
+
+@pytest.fixture
+def quiet_header():
+    with _no_header_warning():
+        yield
+
+
+@pytest.mark.parametrize(
+    "written, label, match",
+    [
+        ("Hz", "GHz", r"the last frequency, 1e\+10 GHz = 1e\+19 Hz, is above 1 THz, implausible for a channel; "
+                      r"read as Hz the axis runs from 1 GHz to 10 GHz in 1 GHz steps: the unit is probably Hz, "
+                      r"not GHz; if so, write the option line '# Hz S RI R 100'$"),
+        ("kHz", "GHz", r"the last frequency, 1e\+07 GHz = 1e\+16 Hz, is above 1 THz.*probably kHz, not GHz.*"
+                       r"'# kHz S RI R 100'$"),
+        ("Hz", "kHz", r"the last frequency, 1e\+10 kHz = 1e\+13 Hz, is above 1 THz.*probably Hz, not kHz"),
+        ("kHz", "MHz", r"the last frequency, .*is above 1 THz.*probably kHz, not MHz"),
+        ("GHz", "Hz", r"the axis runs from 1 Hz to 10 Hz in 1 Hz steps, implausible for a channel \(channel data "
+                      r"reach GHz\); read as GHz the axis runs from 1 GHz to 10 GHz in 1 GHz steps: the unit is "
+                      r"probably GHz, not Hz; if so, write the option line '# GHz S RI R 100'$"),
+        ("GHz", "kHz", r"the axis runs from 1 kHz to 10 kHz in 1 kHz steps, implausible.*probably GHz, not kHz"),
+        ("MHz", "Hz", r"the axis runs from 1 kHz to 10 kHz in 1 kHz steps, implausible.*probably MHz, not Hz"),
+    ],
+    ids=lambda v: v if isinstance(v, str) and len(v) < 4 else None,
+)
+def test_frequency_unit_that_disagrees_with_the_axis(tmp_path, s2p_text, written, label, match):
+    text = _replace_option_line(_in_unit(s2p_text, written), f"# {label} S RI R 100")
+    p = _write(tmp_path, "unit.s2p", text)
+    with pytest.raises(ChannelError, match=rf"^unit.s2p: option line '# {label} S RI R 100': {match}"):
+        channels.load(p)
+
+
+@pytest.mark.parametrize(
+    "written, label, match",
+    [
+        ("Hz", "GHz", r"the last frequency, 6e\+10 GHz = 6e\+19 Hz, is above 1 THz.*read as Hz the axis runs "
+                      r"from 10 MHz to 60 GHz in 10 MHz steps: the unit is probably Hz"),
+        ("GHz", "Hz", r"the axis runs from 10 mHz to 60 Hz in 10 mHz steps, implausible for a channel.*read as "
+                      r"GHz the axis runs from 10 MHz to 60 GHz in 10 MHz steps: the unit is probably GHz"),
+    ],
+    ids=["Hz-labelled-GHz", "GHz-labelled-Hz"],
+)
+def test_unit_mislabel_on_a_real_channel_grid(tmp_path, written, label, match):
+    """The issue's examples, on the grid of the 802.3 channel files (10 MHz steps to 60 GHz)."""
+    f = np.arange(1, 6001) * 10e6
+    text = _touchstone_text(_two_port(f=f), tmp_path)
+    p = _write(tmp_path, "grid.s2p", _replace_option_line(_in_unit(text, written, f), f"# {label} S RI R 100"))
+    with pytest.raises(ChannelError, match=match):
+        channels.read_network(p)
+
+
+def test_unit_plausible_either_way_warns(tmp_path, s2p_text):
+    """A file in GHz labelled MHz ends at 10 MHz: a low-frequency file, or the wrong label."""
+    p = _write(tmp_path, "low.s2p", _replace_option_line(_in_unit(s2p_text, "GHz"), "# MHz S RI R 100"))
+    with pytest.warns(channels.TouchstoneWarning,
+                      match=r"^low.s2p: option line '# MHz S RI R 100': the axis runs from 1 MHz to 10 MHz in 1 MHz "
+                            r"steps, low for a channel: if the file is in GHz, it runs from 1 GHz to 10 GHz in 1 GHz "
+                            r"steps \(read as MHz, as the header says\); if so, write the option line "
+                            r"'# GHz S RI R 100'$"):
+        ch = _load(p)
+    np.testing.assert_allclose(ch.f, F_FILE / 1e3)  # read as the header says
+
+
+@pytest.mark.parametrize("written, label", [("Hz", "Hz"), ("GHz", "GHz")])
+def test_no_unit_makes_a_channels_band(tmp_path, s2p_text, written, label):
+    scale = 1e9 if label == "Hz" else 1e-15  # ends at 1e19 Hz, or at 10 kHz in a GHz file
+    text = _set_frequencies(s2p_text, list(F_FILE * scale / UNIT_HZ[written]))
+    p = _write(tmp_path, "odd.s2p", _replace_option_line(text, f"# {label} S RI R 100"))
+    with pytest.raises(ChannelError, match=r"implausible for a channel.*; no Touchstone unit \(Hz to GHz\) makes "
+                                           r"it a channel's band: is the first column a frequency\?$"):
+        channels.load(p)
+
+
+@pytest.mark.parametrize("unit", sorted(UNIT_HZ))
+def test_correct_units_load_without_a_header_warning(tmp_path, s2p_text, unit, quiet_header):
+    """Control: each unit, rightly labelled, loads silently on the same axis."""
+    p = _write(tmp_path, "ok.s2p", _replace_option_line(_in_unit(s2p_text, unit), f"# {unit} S RI R 100"))
+    np.testing.assert_allclose(_load(p).f, F_FILE, rtol=1e-12)
+
+
+@pytest.mark.parametrize("form", ["ri", "ma", "db"])
+@pytest.mark.parametrize("ext", ["s2p", "s4p"])
+def test_correct_formats_read_as_scikit_rf_reads_them(tmp_path, two_port, four_port, form, ext, quiet_header):
+    """Control: files scikit-rf writes in each format read silently, bit for bit as scikit-rf reads them
+    (channels hands S data to scikit-rf as RI to see the raw pairs and converts them itself)."""
+    net = two_port if ext == "s2p" else four_port
+    p = _write(tmp_path, "fmt." + ext, _touchstone_text(net, tmp_path, form=form))
+    ours, theirs = channels.read_network(p), rf.Network(str(p))
+    np.testing.assert_array_equal(ours.s, theirs.s)
+    np.testing.assert_array_equal(ours.f, theirs.f)
+    np.testing.assert_array_equal(ours.z0, theirs.z0)
+
+
+def test_missing_option_line_with_plausible_data_warns(tmp_path, two_port):
+    """No option line: Touchstone's defaults (GHz, S, MA, R 50) apply; the data fit them, but nothing says so."""
+    net = two_port.copy()
+    net.frequency.unit = "ghz"
+    text = _touchstone_text(net, tmp_path, form="ma")
+    explicit = _load(_write(tmp_path, "explicit.s2p", _replace_option_line(text, "# GHz S MA R 50")))
+    p = _write(tmp_path, "bare.s2p", _drop_option_line(text))
+    with pytest.warns(channels.TouchstoneWarning,
+                      match=r"^bare.s2p: no option line, so the Touchstone defaults GHz, S, MA, R 50 apply: the data "
+                            r"are plausible under them \(1 GHz to 10 GHz in 1 GHz steps\) but nothing confirms it: "
+                            r"add the option line, e.g. '# GHz S MA R 50'$"):
+        bare = _load(p)
+    np.testing.assert_array_equal(bare.network.s, explicit.network.s)
+    np.testing.assert_array_equal(bare.f, explicit.f)
+
+
+@pytest.mark.parametrize(
+    "unit, form, match",
+    [
+        ("Hz", "ri", r"the last frequency, 1e\+10 GHz = 1e\+19 Hz, is above 1 THz.*the unit is probably Hz, not "
+                     r"GHz; \d+ of 40 magnitudes are negative.*these are RI \(real, imaginary\) pairs; if so, write "
+                     r"the option line '# Hz S RI R 50'$"),
+        ("GHz", "ri", r"\d+ of 40 magnitudes are negative \(the first, -0.\d+, in S\d\d at \d GHz\), and no angle "
+                      r"exceeds 0.99 degrees: these are RI \(real, imaginary\) pairs; if so, write the option line "
+                      r"'# GHz S RI R 50'$"),
+        ("MHz", "ma", r"the last frequency, 10000 GHz = 1e\+13 Hz, is above 1 THz.*probably MHz.*'# MHz S MA R 50'$"),
+    ],
+)
+def test_missing_option_line_with_data_that_contradict_the_defaults(tmp_path, s2p_text, two_port, unit, form, match):
+    text = _touchstone_text(two_port, tmp_path, form=form)
+    p = _write(tmp_path, "bare.s2p", _drop_option_line(_in_unit(text, unit)))
+    with pytest.raises(ChannelError, match=r"^bare.s2p: no option line, so the Touchstone defaults GHz, S, MA, "
+                                           r"R 50 apply: (.*; )?" + match):
+        channels.load(p)
+
+
+@pytest.mark.parametrize(
+    "form, match",
+    [
+        ("ri", r"\d+ of 40 magnitudes are negative \(the first, -0.\d+, in S\d\d at \d GHz\), and no angle exceeds "
+               r"0.99 degrees: these are RI \(real, imaginary\) pairs; if so, write the option line "
+               r"'# Hz S RI R 100'$"),
+        ("db", r"40 of 40 magnitudes are negative \(the first, -\d+.\d+, in S11 at 1 GHz\), none is above -0.\d+ "
+               r"and some reach -\d+.\d+, as dB values do: these are DB \(dB, angle\) pairs; if so, write the option "
+               r"line '# Hz S DB R 100'$"),
+    ],
+)
+def test_ma_label_on_data_with_negative_magnitudes(tmp_path, two_port, form, match):
+    text = _replace_option_line(_touchstone_text(two_port, tmp_path, form=form), "# Hz S MA R 100")
+    p = _write(tmp_path, "ma.s2p", text)
+    with pytest.raises(ChannelError, match=r"^ma.s2p: option line '# Hz S MA R 100': " + match):
+        channels.load(p)
+
+
+def test_ma_data_with_one_negative_magnitude(tmp_path, two_port):
+    """One damaged magnitude in real MA data: an error, but no other format fits, so none is suggested."""
+    text = _touchstone_text(two_port, tmp_path, form="ma")
+    line = _data_line_numbers(text)[4]
+    mag = text.splitlines()[line].split()[3]  # |S21| at 5 GHz
+    p = _write(tmp_path, "ma.s2p", _replace_token(text, line, 3, "-" + mag))
+    with pytest.raises(ChannelError, match=rf"1 of 40 magnitudes are negative \(the first, -{float(mag):.4g}, in "
+                                           r"S21 at 5 GHz\): a magnitude cannot be negative, so the data are not MA "
+                                           r"or are damaged$"):
+        channels.load(p)
+
+
+def _network(s_of_f, f=F_FILE, z0=50.0) -> rf.Network:
+    s = np.array([s_of_f(k, fk) for k, fk in enumerate(f)], dtype=complex)
+    return rf.Network(frequency=rf.Frequency.from_f(f, unit="hz"), s=s, z0=z0, name="net")
+
+
+def test_ma_label_on_ri_data_with_positive_real_parts_warns(tmp_path):
+    """RI data whose real parts are all positive give valid MA numbers, but angles that never pass
+    0.1 degree up to 10 GHz belong to no channel (1 degree at 10 GHz is 0.28 ps of delay)."""
+    att = _network(lambda k, f: [[0.1 + 0.001j * k, 0.5 + 0.01j * k], [0.5 + 0.01j * k, 0.1 + 0.001j * k]])
+    text = _replace_option_line(_touchstone_text(att, tmp_path, form="ri"), "# Hz S MA R 50")
+    with pytest.warns(channels.TouchstoneWarning,
+                      match=r"no angle exceeds 0.09 degrees up to 10 GHz, where 0.28 ps of delay already turns the "
+                            r"phase by 1 degree: the pairs look like RI \(real, imaginary\) \(read as MA, as the "
+                            r"header says\); if so, write the option line '# Hz S RI R 50'$"):
+        net = channels.read_network(_write(tmp_path, "att.s2p", text))
+    np.testing.assert_allclose(np.abs(net.s[:, 1, 0]), 0.5)  # read as MA
+
+
+def test_ma_ideal_element_with_zero_angles_is_silent(tmp_path, quiet_header):
+    """Control: an ideal attenuator's angles are exactly 0, which RI data would not be."""
+    att = _network(lambda k, f: [[0.0, 0.5], [0.5, 0.0]])
+    channels.read_network(_write(tmp_path, "pad.s2p", _touchstone_text(att, tmp_path, form="ma")))
+
+
+@pytest.mark.parametrize(
+    "form, match",
+    [
+        ("ri", r"every value is above -1.5 dB \(from -0.\d+ to 0.\d+ dB\): each port would reflect and pass nearly "
+               r"all the power it receives \(up to \d.\d times it\), impossible for a passive channel; the second "
+               r"numbers never exceed 0.9\d* where angles in degrees turn through \+-180: these are RI \(real, "
+               r"imaginary\) pairs; if so, write the option line '# Hz S RI R 100'$"),
+        ("ma", r"every value is above -1.5 dB \(from 0.00\d+ to 0.9\d* dB\): .*impossible for a passive channel; "
+               r"all lie between 0 and 0.9\d*, as magnitudes do: these are MA \(magnitude, angle\) pairs; if so, "
+               r"write the option line '# Hz S MA R 100'$"),
+    ],
+)
+@pytest.mark.parametrize("ext", ["s2p", "s4p"])
+def test_db_label_on_ri_or_ma_data(tmp_path, two_port, four_port, form, match, ext):
+    net = two_port if ext == "s2p" else four_port
+    text = _replace_option_line(_touchstone_text(net, tmp_path, form=form), "# Hz S DB R 100")
+    with pytest.raises(ChannelError, match=r"option line '# Hz S DB R 100': " + match):
+        channels.load(_write(tmp_path, "db." + ext, text))
+
+
+def test_db_data_mostly_above_0_db_warns(tmp_path):
+    """Three of four entries at +3 dB is gain no channel has; the one at -10 dB keeps it plausible as dB."""
+    turn = lambda k: np.exp(-1j * 0.7 * k)  # noqa: E731  angles that span degrees
+    gain = _network(lambda k, f: [[1.41 * turn(k), 1.41 * turn(k)], [0.316 * turn(k), 1.41 * turn(k)]])
+    p = _write(tmp_path, "gain.s2p", _touchstone_text(gain, tmp_path, form="db"))
+    with pytest.warns(channels.TouchstoneWarning, match=r"option line '# Hz S DB R 50.0': 75% of the dB values are "
+                                                        r"above 0 dB, gain that a passive channel does not have"):
+        channels.read_network(p)
+
+
+@pytest.mark.parametrize(
+    "form, match",
+    [
+        ("ma", r"as real and imaginary parts the largest \|S\| is 1\d\d.\d+ \(\+4\d dB\), impossible for a passive "
+               r"channel; the first numbers all lie between 0 and 0.99\d* and the second reach 1\d\d.\d+, as "
+               r"magnitudes and angles in degrees do: these are MA pairs; if so, write the option line "
+               r"'# Hz S MA R 100'$"),
+        ("db", r"as real and imaginary parts the largest \|S\| is 1\d\d.\d+ .*the first numbers lie between -\d+.\d+ "
+               r"and -0.\d+ and the second reach 1\d\d.\d+, as dB values and angles in degrees do: these are DB "
+               r"pairs; if so, write the option line '# Hz S DB R 100'$"),
+    ],
+)
+def test_ri_label_on_ma_or_db_data(tmp_path, two_port, form, match):
+    text = _replace_option_line(_touchstone_text(two_port, tmp_path, form=form), "# Hz S RI R 100")
+    with pytest.raises(ChannelError, match=r"option line '# Hz S RI R 100': " + match):
+        channels.load(_write(tmp_path, "ri.s2p", text))
+
+
+@pytest.mark.parametrize(
+    "option, match",
+    [
+        ("# Hz GHz S RI R 100", r"names two frequency units, Hz and GHz; the data fit Hz \(1 GHz to 10 GHz in 1 GHz "
+                                r"steps\); if so, write the option line '# Hz S RI R 100'$"),
+        ("# GHz S RI R 100 Hz", r"names two frequency units, GHz and Hz; the data fit Hz \(1 GHz to 10 GHz"),
+        ("# MHz kHz S RI R 100", r"names two frequency units, MHz and kHz; the data fit neither, but Hz \(1 GHz to "
+                                 r"10 GHz in 1 GHz steps\); if so, write the option line '# Hz S RI R 100'$"),
+        ("# Hz S MA RI R 100", r"names two data formats, MA and RI; the data fit RI; if so, write the option line "
+                               r"'# Hz S RI R 100'$"),
+        ("# Hz S RI DB R 100", r"names two data formats, RI and DB; the data fit RI"),
+        ("# Hz S Z RI R 100", r"names two parameter types, S and Z: keep the one the file was written with$"),
+        ("# Hz S RI R 100 R 50", r"names two reference resistances, 100 and 50 ohm: keep the one the file was "
+                                 r"written with$"),
+    ],
+)
+def test_option_line_naming_a_field_twice(tmp_path, s2p_text, option, match):
+    p = _write(tmp_path, "twice.s2p", _replace_option_line(s2p_text, option))
+    with pytest.raises(ChannelError, match=rf"^twice.s2p: option line {re.escape(repr(option))}: {match}"):
+        channels.load(p)
+
+
+def test_option_line_repeating_a_field_with_one_value_is_fine(tmp_path, s2p_text, quiet_header):
+    ch = _load(_write(tmp_path, "rep.s2p", _replace_option_line(s2p_text, "# Hz Hz S RI ri R 100")))
+    np.testing.assert_allclose(ch.f, F_FILE)
+
+
+def test_later_option_line_that_disagrees_warns(tmp_path, s2p_text):
+    """Touchstone uses the first option line; a different second one means someone was confused."""
+    lines = s2p_text.splitlines(keepends=True)
+    at = _data_line_numbers(s2p_text)[5]
+    text = "".join(lines[:at] + ["# GHz S MA R 50\n"] + lines[at:])
+    with pytest.warns(channels.TouchstoneWarning, match=rf"line {at + 1} holds another option line, "
+                                                        r"'# GHz S MA R 50', which Touchstone ignores"):
+        ch = _load(_write(tmp_path, "two_opts.s2p", text))
+    np.testing.assert_allclose(ch.f, F_FILE)  # the first applies
+    # a repeated identical line is no news
+    same = "".join(lines[:at] + ["# hz s ri r 100.0\n"] + lines[at:])
+    with _no_header_warning():
+        _load(_write(tmp_path, "same_opts.s2p", same))
+
+
+# Touchstone 2: [Version] 2.0 and keywords. scikit-rf's 1.x two-port column order S11 S21 S12 S22
+# is the 2.0 "[Two-Port Data Order] 21_12"; its four-port rows are the 2.0 "Full" matrix.
+def _as_version_2(text: str, nports: int, n_points: int, *, option: bool = True) -> str:
+    lines = text.splitlines()
+    (i,) = [k for k, line in enumerate(lines) if line.lstrip().startswith("#")]
+    header = ["[Version] 2.0"] + ([lines[i]] if option else []) + [f"[Number of Ports] {nports}"]
+    header += ["[Two-Port Data Order] 21_12"] if nports == 2 else []
+    header += [f"[Number of Frequencies] {n_points}", "[Network Data]"]
+    return "\n".join(lines[:i] + header + lines[i + 1:] + ["[End]"]) + "\n"
+
+
+@pytest.mark.parametrize("name", ["v2.s2p", "v2.ts", "v2.s4p"])
+@pytest.mark.parametrize("form", ["ri", "ma"])
+def test_version_2_file_reads_as_its_version_1_twin(tmp_path, two_port, four_port, name, form, quiet_header):
+    net = four_port if name.endswith("s4p") else two_port
+    text = _touchstone_text(net, tmp_path, form=form)
+    v1 = channels.read_network(_write(tmp_path, "v1." + ("s4p" if net.nports == 4 else "s2p"), text))
+    v2 = channels.read_network(_write(tmp_path, name, _as_version_2(text, net.nports, F_FILE.size)))
+    np.testing.assert_array_equal(v2.s, v1.s)
+    np.testing.assert_array_equal(v2.f, v1.f)
+
+
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        ("unit", r"option line '# GHz S RI R 100': the last frequency, 1e\+10 GHz = 1e\+19 Hz, is above 1 THz"),
+        ("format", r"option line '# Hz S MA R 100': \d+ of 40 magnitudes are negative.*RI"),
+        ("count-high", r"\[Number of Frequencies\] says 12 but the \[Network Data\] hold 10 points: the file is "
+                       r"truncated or the keyword is wrong$"),
+        ("count-low", r"\[Number of Frequencies\] says 8 but the \[Network Data\] hold 10 points: the keyword is "
+                      r"wrong$"),
+    ],
+)
+def test_version_2_file_that_lies(tmp_path, s2p_text, change, match):
+    option = {"unit": "# GHz S RI R 100", "format": "# Hz S MA R 100"}.get(change)
+    text = _replace_option_line(s2p_text, option) if option else s2p_text
+    count = {"count-high": 12, "count-low": 8}.get(change, F_FILE.size)
+    p = _write(tmp_path, "v2.ts", _as_version_2(text, 2, count))
+    with pytest.raises(ChannelError, match=r"^v2.ts: " + match):
+        channels.load(p)
+
+
+def test_version_2_file_without_option_line(tmp_path, two_port):
+    """The defaults go in after [Version] (which scikit-rf wants first in a .ts file) and say so."""
+    net = two_port.copy()
+    net.frequency.unit = "ghz"
+    text = _touchstone_text(net, tmp_path, form="ma")
+    p = _write(tmp_path, "bare.ts", _as_version_2(text, 2, F_FILE.size, option=False))
+    with pytest.warns(channels.TouchstoneWarning, match=r"^bare.ts: no option line, so the Touchstone defaults"):
+        v2 = channels.read_network(p)
+    np.testing.assert_allclose(v2.f, F_FILE)
+    np.testing.assert_allclose(np.abs(v2.s), np.abs(two_port.s), rtol=1e-9)
 
 
 # ------------------------------------------------------------ fuzzing the data body

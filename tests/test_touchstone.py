@@ -251,3 +251,81 @@ def test_unusual_option_line_order_loads(tmp_path):
     back = channels.load(odd)
     np.testing.assert_allclose(back.f, ch.f, rtol=1e-12)
     np.testing.assert_allclose(back.sdd21, ch.sdd21, atol=1e-9)
+
+
+# ------------------------------------------------------------------ honest headers
+REAL_FILES = [
+    "ieee802.3ck/C2C_PCB_SYSVIA_12dB_thru.s4p", "ieee802.3ck/CA_19p75dB_fext1.s4p", "ieee802.3ck/CA_19p75dB_next1.s4p",
+    "ieee802.3ck/CA_19p75dB_thru.s4p", "ieee802.3ck/DPO_10in_Meg7_THRU.s4p", "ieee802.3ck/DPO_14in_Meg7_FENH89.s4p",
+    "ieee802.3ck/DPO_14in_Meg7_NENF89.s4p", "ieee802.3ck/DPO_14in_Meg7_THRU.s4p", "ieee802.3ck/DPO_4in_Meg7_THRU.s4p",
+    "ieee802.3ck/Tp0_Tp5_28p5db_FQSFP_fext1.s4p", "ieee802.3ck/Tp0_Tp5_28p5db_FQSFP_next1.s4p",
+    "ieee802.3ck/Tp0_Tp5_28p5db_FQSFP_thru.s4p", "measured/CABLE1_TX_pair.s4p", "measured/pcb_stripline_119mm.s2p",
+    "measured/pcb_stripline_238mm.s2p", "vita-backplane/example2_FEXT1.s4p", "vita-backplane/example2_NEXT1.s4p",
+    "vita-backplane/example2_THRU.s4p",
+]
+
+
+def test_real_file_list_is_complete(shared):
+    """Every file of ../shared/channels is in REAL_FILES (a new file gets the check below)."""
+    root = shared("MANIFEST.md").parent
+    found = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.suffix.lower().startswith(".s"))
+    assert found == sorted(REAL_FILES)
+
+
+@pytest.mark.parametrize("rel", REAL_FILES)
+def test_real_files_pass_the_header_checks_silently(rel):
+    """The unit, format and option-line checks never trip on real files (MA in Hz and MHz, RI in
+    Hz and GHz, DB in Hz), and the data read bit for bit as scikit-rf reads them."""
+    path = shared_file(rel)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning at all from reading
+        ours = channels.read_network(path)
+    theirs = rf.Network(str(path))
+    np.testing.assert_array_equal(ours.s, theirs.s)
+    np.testing.assert_array_equal(ours.f, theirs.f)
+
+
+def _version_2_text(ntwk: rf.Network, fmt: str, matrix: str = "Full", order: str = "12_21") -> str:
+    """A Touchstone 2.0 file of ``ntwk`` (GHz), written here from the 2.0 specification's keywords."""
+    n = ntwk.nports
+    out = ["! Touchstone 2.0 test file", "[Version] 2.0", f"# GHz S {fmt} R 50", f"[Number of Ports] {n}"]
+    if n == 2:
+        out.append(f"[Two-Port Data Order] {order}")
+    out += [f"[Number of Frequencies] {ntwk.f.size}", "[Reference] " + " ".join(["50"] * n),
+            f"[Matrix Format] {matrix}", "[Network Data]"]
+    for fk, s in zip(ntwk.f, ntwk.s):
+        if n == 2 and order == "21_12":
+            entries = [s[0, 0], s[1, 0], s[0, 1], s[1, 1]]
+        else:
+            entries = [s[i, j] for i in range(n) for j in range(n)
+                       if matrix == "Full" or (matrix == "Upper" and j >= i) or (matrix == "Lower" and j <= i)]
+        nums = []
+        for e in entries:
+            if fmt == "RI":
+                nums += [e.real, e.imag]
+            elif fmt == "MA":
+                nums += [abs(e), np.angle(e, deg=True)]
+            else:
+                nums += [20 * np.log10(abs(e)), np.angle(e, deg=True)]
+        out.append(f"{float(fk) / 1e9!r} " + " ".join(repr(float(v)) for v in nums))
+    return "\n".join(out + ["[End]"]) + "\n"
+
+
+@pytest.mark.parametrize(
+    "ext, fmt, matrix, order",
+    [("s2p", "RI", "Full", "12_21"), ("ts", "MA", "Full", "21_12"), ("s4p", "DB", "Upper", "12_21"),
+     ("ts", "RI", "Lower", "12_21"), ("s4p", "MA", "Full", "12_21")],
+)
+def test_version_2_files_load(tmp_path, ext, fmt, matrix, order):
+    """Touchstone 2.0 keyword files (matrix formats, two-port orders, .ts or .sNp) read as the network written."""
+    ch = media.stripline(0.05, frequency=np.linspace(10e6, 20e9, 201))
+    net = ch.network.subnetwork([0, 1]) if ext == "s2p" or order == "21_12" else ch.single_ended
+    path = tmp_path / f"v2.{ext}"
+    path.write_text(_version_2_text(net, fmt, matrix, order))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", channels.TouchstoneWarning)
+        back = channels.read_network(path)
+    np.testing.assert_allclose(back.f, net.f, rtol=1e-12)
+    np.testing.assert_allclose(back.s, net.s, atol=1e-12)
+    if net.nports == 4:
+        assert channels.load(path, check_quality=False).port_order.name == "13_24"

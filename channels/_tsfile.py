@@ -1,0 +1,472 @@
+"""Reading a Touchstone file's bytes and header, and checking what scikit-rf parsed.
+
+The part of :func:`channels.touchstone.read_network` that is about the file rather than
+the channel: the path argument (type, length, existence, permissions), the bytes (binary
+or text, UTF-8/UTF-16/latin-1), the option line (fields in any order, one of each kind,
+later option lines), the data layout when scikit-rf cannot parse it, and the structure
+of the network it returns (points, ports, a strictly increasing axis, finite values).
+Every problem is a :class:`~channels.errors.ChannelError` with a one-line message that
+names the file and what was expected.
+"""
+
+from __future__ import annotations
+
+import codecs
+import errno
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import skrf as rf
+
+from .errors import ChannelError
+
+FREQ_UNITS = {"hz": 1.0, "khz": 1e3, "mhz": 1e6, "ghz": 1e9}
+UNIT_SPELLING = {"hz": "Hz", "khz": "kHz", "mhz": "MHz", "ghz": "GHz"}
+PARAMS = {"s", "y", "z"}
+FORMATS = {"ma", "db", "ri"}
+# Touchstone's defaults when a file has no option line (Touchstone 1.1 and 2.0 specifications)
+DEFAULT_UNIT, DEFAULT_PARAM, DEFAULT_FORMAT, DEFAULT_REF = "ghz", "s", "ma", "50"
+
+
+# ------------------------------------------------------------------------------ the path
+def _shown(path: str, keep: int = 100) -> str:
+    """The path for a message, shortened in the middle when it is very long."""
+    return path if len(path) <= keep else f"{path[:60]}...{path[-30:]} ({len(path)} characters)"
+
+
+def as_path(value, what: str = "Touchstone file") -> Path:
+    """``value`` as a :class:`~pathlib.Path`, or :class:`ChannelError` when it cannot name a file."""
+    if isinstance(value, (str, bytes, os.PathLike)):
+        try:
+            text = os.fsdecode(os.fspath(value))
+        except (TypeError, UnicodeError) as exc:
+            raise ChannelError(f"{what} path {value!r} cannot be read as a file name: {exc}") from None
+        if not text:
+            raise ChannelError(f"{what} path is an empty string: expected the name of a .sNp or .ts file")
+        if "\x00" in text:
+            raise ChannelError(f"{what} path {_shown(repr(text))} contains a NUL character, which no file name can")
+        return Path(text)
+    raise ChannelError(
+        f"{what} path must be a str or os.PathLike naming a .sNp or .ts file, "
+        f"got {value!r} ({type(value).__name__})"
+    )
+
+
+def _access_error(path: Path, exc: OSError, doing: str, why_denied: str) -> ChannelError:
+    """A one-line ChannelError for an OSError met while ``doing`` something with ``path``."""
+    shown = _shown(str(path))
+    code = exc.errno
+    if code == errno.ENAMETOOLONG:
+        longest = max((len(os.fsencode(p)) for p in path.parts), default=0)
+        return ChannelError(
+            f"path too long for the operating system ({len(os.fsencode(str(path)))} bytes, its longest name "
+            f"{longest} bytes; the usual limits are 255 bytes a name and 4096 in all): {shown}"
+        )
+    if code in (errno.ENOENT, errno.ENOTDIR):
+        return ChannelError(f"Touchstone file not found: {shown}")
+    if code in (errno.EACCES, errno.EPERM):
+        return ChannelError(f"permission denied {doing} {shown}: {why_denied}")
+    if code == errno.ELOOP:
+        return ChannelError(f"too many levels of symbolic links {doing} {shown} (a link loop?)")
+    if code == errno.EISDIR:
+        return ChannelError(f"not a file: {shown} is a directory")
+    return ChannelError(f"error {doing} {shown}: {exc.strerror or exc}")
+
+
+def stat_file(path: Path) -> os.stat_result:
+    """``os.stat(path)``, checked to be a regular file (not a directory, pipe or device)."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise _access_error(path, exc, "looking up", "a folder on its path may not be searched by this user") from None
+    except ValueError as exc:  # e.g. a name the platform cannot encode
+        raise ChannelError(f"invalid path {_shown(str(path))}: {exc}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise ChannelError(f"not a file: {_shown(str(path))} is a directory")
+    if not stat.S_ISREG(st.st_mode):
+        kind = next((k for t, k in ((stat.S_ISFIFO, "named pipe"), (stat.S_ISCHR, "character device"),
+                                    (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket")) if t(st.st_mode)),
+                    "special file")
+        raise ChannelError(f"not a file: {_shown(str(path))} is a {kind}, not a regular Touchstone text file")
+    return st
+
+
+def read_bytes(path: Path, st: os.stat_result) -> bytes:
+    """The bytes of the regular file ``path`` (``st`` from :func:`stat_file`)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        denied = f"this user may not read it (its permissions are {stat.filemode(st.st_mode)})"
+        raise _access_error(path, exc, "reading", denied) from None
+
+
+_MAGIC = (
+    (b"\x1f\x8b", "gzip-compressed data: decompress it first"),
+    (b"PK\x03\x04", "a zip archive: extract the Touchstone file from it"),
+    (b"\x89HDF\r\n\x1a\n", "an HDF5 file"),
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"%PDF", "a PDF document"),
+    (b"\x7fELF", "an executable"),
+    (b"\x93NUMPY", "a numpy .npy array"),
+)
+_TEXT_CONTROL = b"\t\n\v\f\r\x1a"  # \x1a: DOS end-of-file, seen at the end of old files
+
+
+def decode_text(raw: bytes, path: Path) -> str:
+    """The file's text: UTF-16 or UTF-8 (with or without byte-order mark), else latin-1.
+    Binary data raise :class:`ChannelError` saying what they look like."""
+    head = raw[:4096]
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return raw.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise ChannelError(
+                f"{_shown(str(path))}: starts like UTF-16 text but does not decode: {exc.reason}"
+            ) from None
+    why = next((what for magic, what in _MAGIC if head.startswith(magic)), None)
+    nul = head.find(b"\x00")
+    if why is None and nul >= 0:
+        why = f"a NUL byte at offset {nul}"
+    if why is None and head:
+        control = len(head.translate(None, bytes(range(32, 256)) + _TEXT_CONTROL))
+        if control > 0.01 * len(head):
+            why = f"{control} control characters in its first {len(head)} bytes"
+    if why is None:
+        try:
+            return raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            high = len(head.translate(None, bytes(range(128))))
+            if high > 0.3 * len(head):
+                why = f"{100 * high // len(head)}% of its first {len(head)} bytes are not ASCII"
+    if why is not None:
+        raise ChannelError(f"{_shown(str(path))}: binary data, not a Touchstone text file ({why})")
+    return raw.decode("latin-1")  # a few accented characters in the comments of an old file
+
+
+def nports_from_suffix(path: Path) -> int | None:
+    """Port count the extension promises (``.s4p`` -> 4), ``None`` for ``.ts``."""
+    m = re.fullmatch(r"\.s(\d+)p", path.suffix.lower())
+    if m:
+        return int(m.group(1))
+    if path.suffix.lower() == ".ts":
+        return None
+    raise ChannelError(
+        f"{path.name}: unsupported extension {path.suffix!r}; expected a Touchstone file "
+        "(.s2p, .s4p, .s8p, .s12p, .s16p or .ts)"
+    )
+
+
+# ------------------------------------------------------------------------- the option line
+@dataclass(frozen=True)
+class OptionLine:
+    """The fields of a Touchstone option line (lower case), or the defaults when it is absent.
+
+    ``conflicts`` holds ``(field, first, second)`` for a field named twice with two values on
+    the line; ``later`` the later option lines (line number, text) that say something else.
+    """
+
+    unit: str = DEFAULT_UNIT
+    param: str = DEFAULT_PARAM
+    fmt: str = DEFAULT_FORMAT
+    ref: str = DEFAULT_REF
+    present: bool = False
+    text: str = ""
+    lineno: int = 0
+    conflicts: tuple = ()
+    later: tuple = ()
+
+    @property
+    def mult(self) -> float:
+        """Hz per unit of the file's frequency column."""
+        return FREQ_UNITS[self.unit]
+
+    @property
+    def where(self) -> str:
+        """How a message refers to this header."""
+        if self.present:
+            return f"option line {self.text!r}"
+        return "no option line, so the Touchstone defaults GHz, S, MA, R 50 apply"
+
+    def spelled(self, unit: str | None = None, fmt: str | None = None) -> str:
+        """The option line written out, optionally with another unit or format."""
+        return f"# {UNIT_SPELLING[unit or self.unit]} {self.param.upper()} {(fmt or self.fmt).upper()} R {self.ref}"
+
+
+def _option_fields(s: str, name: str, strict: bool = True) -> dict:
+    """Parse the body of one option line ``s`` (starting with ``#``) into its fields.
+
+    Returns ``{"unit", "param", "fmt", "ref", "conflicts"}``; with ``strict`` an unknown or
+    malformed field raises :class:`ChannelError`, otherwise parsing stops there."""
+    body = s[1:].partition("!")[0]
+    toks = body.lower().split()
+    found: dict[str, str] = {}
+    conflicts = []
+
+    def put(kind: str, value: str) -> None:
+        if kind in found and found[kind] != value:
+            conflicts.append((kind, found[kind], value))
+        found.setdefault(kind, value)
+
+    k = 0
+    while k < len(toks):
+        t = toks[k]
+        if t in FREQ_UNITS:
+            put("unit", t)
+        elif t in FORMATS:
+            put("fmt", t)
+        elif t in PARAMS:
+            put("param", t)
+        elif t == "r":
+            if k + 1 >= len(toks):
+                if not strict:
+                    break
+                raise ChannelError(f"{name}: option line {s!r} has 'R' without a resistance")
+            ref = toks[k + 1]
+            try:
+                r = float(ref)
+            except ValueError:
+                if not strict:
+                    break
+                raise ChannelError(
+                    f"{name}: option line {s!r}: reference resistance {ref!r} is not a number"
+                ) from None
+            if strict and (not np.isfinite(r) or r <= 0):
+                raise ChannelError(
+                    f"{name}: option line {s!r}: reference resistance must be positive, got {ref}"
+                )
+            put("ref", ref)
+            k += 1
+        elif t in {"g", "h"}:
+            if not strict:
+                break
+            raise ChannelError(f"{name}: {t.upper()}-parameter files are not supported (S, Y or Z)")
+        else:
+            if not strict:
+                break
+            raise ChannelError(
+                f"{name}: option line {s!r} has an unknown field {t!r} "
+                "(expected a frequency unit, S/Y/Z, MA/DB/RI and R <ohms>)"
+            )
+        k += 1
+    return {
+        "unit": found.get("unit", DEFAULT_UNIT),
+        "param": found.get("param", DEFAULT_PARAM),
+        "fmt": found.get("fmt", DEFAULT_FORMAT),
+        "ref": found.get("ref", DEFAULT_REF),
+        "conflicts": tuple(conflicts),
+    }
+
+
+def _option_lines(text: str) -> list[tuple[int, int, int, str]]:
+    """``(start, end, line number, stripped text)`` of every line whose first non-blank
+    character is ``#`` (found with ``str.find``: a 6,000-point file has 100,000 lines)."""
+    out = []
+    pos = text.find("#")
+    while pos >= 0:
+        start = text.rfind("\n", 0, pos) + 1
+        if text[start:pos].strip():  # a '#' inside a comment or a data line
+            pos = text.find("#", pos + 1)
+            continue
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end + 1
+        out.append((start, end, text.count("\n", 0, start) + 1, text[start:end].strip()))
+        pos = text.find("#", end)
+    return out
+
+
+def _defaults_position(text: str) -> int:
+    """Where a missing option line belongs: before the first data or keyword line, after
+    ``[Version]`` in a version 2 file (scikit-rf wants that keyword first in a .ts file)."""
+    pos = 0
+    while pos < len(text):
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end + 1
+        s = text[pos:end].strip()
+        if s and not s.startswith("!"):
+            return end if s.lower().startswith("[version]") else pos
+        pos = end
+    return 0
+
+
+def parse_option_line(text: str, name: str) -> tuple[OptionLine, str]:
+    """Read the first option line and return it with the text to hand to scikit-rf.
+
+    Touchstone lets the option-line fields come in any order (``# MHz MA S R 50`` is
+    legal); scikit-rf reads them positionally, so the line is rewritten in its order.
+    S-parameter data are handed over as RI whatever the file's format, so that the raw
+    pairs can be checked (a negative "magnitude" would otherwise vanish into the phase);
+    :func:`from_raw` converts them afterwards with scikit-rf's own formula. A file
+    without an option line gets one with the Touchstone defaults, written out. Later
+    option lines (Touchstone ignores them, and so does scikit-rf) are listed in
+    ``OptionLine.later`` when they say something else.
+    """
+    found = _option_lines(text)
+    if not found:
+        opt = OptionLine()
+        at = _defaults_position(text)
+        line = f"# {opt.unit} {opt.param} {parse_format(opt)} r {opt.ref}\n"
+        if at and text[at - 1] != "\n":
+            line = "\n" + line
+        return opt, text[:at] + line + text[at:]
+    (start, end, lineno, s), rest = found[0], found[1:]
+    f = _option_fields(s, name)
+    later = []
+    for _, _, other_lineno, other_text in rest:
+        other = _option_fields(other_text, name, strict=False)
+        if any(other[k] != f[k] for k in ("unit", "param", "fmt", "ref")):
+            later.append((other_lineno, other_text))
+    opt = OptionLine(f["unit"], f["param"], f["fmt"], f["ref"], True, s, lineno, f["conflicts"], tuple(later))
+    return opt, text[:start] + f"# {opt.unit} {opt.param} {parse_format(opt)} r {opt.ref}\n" + text[end:]
+
+
+def parse_format(opt: OptionLine) -> str:
+    """The format scikit-rf is told: RI for S-parameters (raw pairs kept), else the file's own
+    (Y and Z data are converted to S inside scikit-rf, after the format)."""
+    return "ri" if opt.param == "s" else opt.fmt
+
+
+def from_raw(a: np.ndarray, b: np.ndarray, fmt: str) -> np.ndarray:
+    """Complex S from the raw pairs ``(a, b)`` of format ``fmt``: scikit-rf's formulas, operation
+    for operation, so a file reads bit for bit as scikit-rf reads it."""
+    if fmt == "ri":
+        return a + 1j * b
+    mag = 10 ** (a / 20.0) if fmt == "db" else a
+    return mag * np.exp(1j * b * np.pi / 180)
+
+
+# ----------------------------------------------------------------------- the data layout
+def data_lines(text: str):
+    """``(line number, numeric tokens)`` of every data line (comments, option and keyword lines skipped)."""
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        s = line.split("!", 1)[0].strip()
+        if s and s[0] not in "#[":
+            yield lineno, s.split()
+
+
+def expected_layout(nports: int) -> list[int]:
+    """Numbers per line of one frequency point in Touchstone 1 layout: one line for 1 and 2
+    ports, otherwise each matrix row on its own lines, at most four pairs per line."""
+    if nports <= 2:
+        return [1 + 2 * nports * nports]
+    per_row = [2 * min(4, nports - 4 * k) for k in range((nports + 3) // 4)]
+    layout = per_row * nports
+    layout[0] += 1
+    return layout
+
+
+def diagnose_data(text: str, nports: int, name: str) -> str:
+    """Explain why data could not be parsed: a non-numeric token, lines that do not have the
+    extension's layout, or a truncated last point."""
+    per_point = 1 + 2 * nports * nports
+    count = 0
+    lengths = []
+    for lineno, toks in data_lines(text):
+        for tok in toks:
+            try:
+                float(tok)
+            except ValueError:
+                return f"line {lineno}: {tok!r} is not a number"
+        count += len(toks)
+        lengths.append((lineno, len(toks)))
+    if count == 0:
+        return "no data lines"
+    if "[version]" not in text.lower():
+        found = [n for _, n in lengths]
+
+        def fits(m: int) -> bool:
+            lay = expected_layout(m)
+            return all(n == lay[k % len(lay)] for k, n in enumerate(found[: 4 * len(lay)]))
+
+        layout = expected_layout(nports)
+        for k, (lineno, n) in enumerate(lengths[: 4 * len(layout)]):
+            if n != layout[k % len(layout)]:
+                other = next((m for m in range(1, 33) if m != nports and fits(m)), None)
+                hint = f"; the lines look like a {other}-port file" if other else ""
+                return (
+                    f"line {lineno} holds {n} numbers where a {nports}-port file (the extension) "
+                    f"has {layout[k % len(layout)]}{hint}"
+                )
+    if count % per_point:
+        return (
+            f"truncated: {count} numbers is not a whole number of frequency points "
+            f"({per_point} numbers per point for {nports} ports); the last point has "
+            f"{count % per_point} of {per_point}"
+        )
+    return "the data could not be parsed"
+
+
+def check_two_port_noise(text: str, name: str) -> None:
+    """Touchstone 1 two-port files start their noise block where the frequency steps back.
+    Real noise lines hold 5 numbers; a 9-number line after the step is network data on a
+    broken frequency axis, which scikit-rf would silently drop."""
+    last_f = None
+    in_noise = False
+    for lineno, toks in data_lines(text):
+        try:
+            freq = float(toks[0])
+        except ValueError:
+            return
+        if len(toks) == 9:
+            if in_noise or (last_f is not None and freq <= last_f):
+                raise ChannelError(
+                    f"{name}: the frequency axis is not strictly increasing at line {lineno} "
+                    f"({freq:.6g} after {last_f:.6g}, in the file's unit)"
+                )
+            last_f = freq
+        elif len(toks) == 5 and last_f is not None and freq <= last_f:
+            in_noise = True
+
+
+def check_keywords(text: str, ntwk: rf.Network, name: str) -> None:
+    """Touchstone 2 keywords that state what the data hold must agree with the data."""
+    if "[" not in text:
+        return  # a Touchstone 1 file: no keywords
+    m = next((m for m in re.finditer(r"\[number of frequencies\][ \t]*(\S+)", text, re.IGNORECASE)
+              if not text[text.rfind("\n", 0, m.start()) + 1:m.start()].strip()), None)  # a keyword line, not a comment
+    if m is None:
+        return
+    try:
+        stated = int(m.group(1))
+    except ValueError:
+        raise ChannelError(f"{name}: [Number of Frequencies] {m.group(1)!r} is not a whole number") from None
+    held = ntwk.f.size
+    if stated != held:
+        why = "the file is truncated or the keyword is wrong" if held < stated else "the keyword is wrong"
+        raise ChannelError(
+            f"{name}: [Number of Frequencies] says {stated} but the [Network Data] hold {held} points: {why}"
+        )
+
+
+def check_network(ntwk: rf.Network, name: str, nports: int | None) -> None:
+    """Structure of the parsed network: points, ports, a strictly increasing axis, finite values."""
+    f = np.asarray(ntwk.f, dtype=float)
+    s = ntwk.s
+    if f.size == 0:
+        raise ChannelError(f"{name}: no frequency points")
+    if nports is not None and ntwk.nports != nports:
+        raise ChannelError(f"{name}: the extension says {nports} ports but the data hold {ntwk.nports}")
+    if f.size < 2:
+        raise ChannelError(f"{name}: only {f.size} frequency point; a channel needs at least 2")
+    if not np.all(np.isfinite(f)):
+        raise ChannelError(f"{name}: the frequency axis holds NaN or infinite values")
+    if f[0] < 0:
+        raise ChannelError(f"{name}: negative frequency {f[0]} Hz")
+    step = np.diff(f)
+    if np.any(step <= 0):
+        i = int(np.argmax(step <= 0))
+        raise ChannelError(
+            f"{name}: the frequency axis is not strictly increasing at point {i + 1} "
+            f"({f[i]:.6g} Hz followed by {f[i + 1]:.6g} Hz)"
+        )
+    bad = ~np.isfinite(s).all(axis=(1, 2))
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ChannelError(
+            f"{name}: NaN or infinite S-parameters at {int(bad.sum())} frequency points, "
+            f"first at {f[i]:.6g} Hz"
+        )
