@@ -10,6 +10,7 @@ Imports numpy, numba and scipy (exact binomial tails, Clopper-Pearson intervals)
 nothing of the project's other packages (../shared/DESIGN.md).
 """
 
+from . import _numba_setup  # noqa: F401  (first: a cache folder for the kernels, read-only installs too)
 from . import analysis, interleave, montecarlo
 from .analysis import BurstModel, PostFec, burst_errors, random_errors, required_ber
 from .codes import KP4, KR4, LL272, NAMED

@@ -18,6 +18,7 @@ The link roll-up is :mod:`phy.link` (:func:`evaluate_link`, :func:`search_link`)
 topology stage arrives with its own issue.
 """
 
+from fec import _numba_setup  # noqa: F401  (first: a cache folder for the kernels, read-only installs too)
 from . import signals
 from .com import ComParams, MarginResult, channel_margin
 from .equalizers import Ctle, Dfe, RxFfe, TxFfe
