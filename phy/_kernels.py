@@ -209,6 +209,9 @@ def run_chunk(
             eshift = ph_int - spu // 2
             scatter(ye, e_lo, e_hi, e_lo - jpost, e_hi + jpre, a, b, idx, T0, T1, spu, -jpre, jpost, eshift)
             settled(ye, e_lo, e_hi, ax, bx, idx, S, spu, jpost, eshift)
+            for g in range(nagg):  # the pulse-based sources reach the edge sampler too
+                scatter(ye, e_lo, e_hi, e_lo - agg_jmax[g], e_hi - agg_jmin[g], agg_a[g], agg_b[g], agg_idx[g],
+                        agg_T0[g], agg_T1[g], spu, agg_jmin[g], agg_jmax[g], eshift)
         for i in range(m):
             ii = s0 + i
             gdec = g0 + ii  # the UI decided now
@@ -368,7 +371,7 @@ def lfsr_bits(state, mask, taps, invert, out):
 
 @njit(cache=True)
 def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin, r_lm, levels, var_x, var_n,
-               jit_var, snr_lin, fom, cursor):
+               jit_var, snr_lin, tx_path, fom, cursor):
     """The 802.3 figure of merit (93A-36) of every Tx FFE setting (rows of ``tx_grid``,
     taps ``c(-3) .. c(1)``).
 
@@ -380,6 +383,8 @@ def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin,
     worst phase is taken), ``xt_const`` the NEXT aggressors' worst-phase sum of squares.
     The cursor follows the Mueller-Muller criterion with the first DFE tap (93A-25/26)
     within one UI of the peak, preferring an exact solution (residual < 1e-3) before it.
+    The transmitter's noise is on the main cursor (93A-30), or with ``tx_path`` white
+    after the Tx FFE through the whole pulse (178A-17: ``var_x SNR r_isi[ph, 0]``).
     Writes ``fom`` and ``cursor``.
     """
     T = tx_grid.shape[0]
@@ -457,6 +462,6 @@ def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin,
                 worst = max(worst, q)
             var_xt += worst
         var_xt *= var_x
-        var_tx = h0 * h0 * snr_lin
+        var_tx = var_x * snr_lin * r_isi[ph, 0] if tx_path else h0 * h0 * snr_lin
         fom[s] = 10.0 * np.log10(a_s * a_s / (var_tx + var_isi + var_j + var_xt + var_n))
         cursor[s] = idx

@@ -22,8 +22,9 @@ search chose. The steps, with the equations of Annex 93A:
    (93A-36). The search is vectorised over the Tx FFE grid.
 4. **COM** (93A.1.7): for the best setting, the interference and noise distribution at the
    detector: ISI, dual-Dirac jitter and crosstalk as exact discrete distributions, the
-   Gaussian Tx noise, random jitter and Rx noise; ``A_ni`` is its ``DER_0`` quantile and
-   ``COM = 20 log10(A_s / A_ni)``.
+   Gaussian Tx noise (on the main cursor, 93A-30, or with an Rx FFE through the whole path
+   and the FFE, 178A-17), random jitter and Rx noise; ``A_ni`` is its ``DER_0`` quantile
+   and ``COM = 20 log10(A_s / A_ni)``.
 
 Deviations from Annex 93A are listed in :class:`MarginResult.notes`.
 """
@@ -219,6 +220,9 @@ class MarginResult:
         Rx FFE taps (``[1.0]`` without one).
     cursor_index : int
         Sample of the cursor in the pulse response.
+    cursor_offset_s : float
+        Time of the cursor from the peak of the equalised pulse (s): the sampling phase to
+        run the same equalisation at (:meth:`cdr`).
     settings_searched : int
     seconds : float
     params : dict
@@ -240,6 +244,7 @@ class MarginResult:
     seconds: float
     params: dict
     notes: list = field(default_factory=list)
+    cursor_offset_s: float = 0.0
 
     def serdes(self):
         """The chosen equalisation as :class:`phy.Transmitter` and :class:`phy.Receiver`, to
@@ -260,6 +265,13 @@ class MarginResult:
         ffe = RxFfe(p["rx_ffe_pre"], p["rx_ffe_post"], tuple(self.rx_ffe) if len(self.rx_ffe) > 1 else None)
         rx = Receiver(bandwidth_hz=p["f_r"] * fb, ctle=ctle, ffe=ffe, dfe=Dfe(len(self.dfe), None, tuple(lim)))
         return tx, rx
+
+    def cdr(self):
+        """A fixed sampling phase at COM's cursor, for :func:`phy.simulate` and
+        :func:`phy.statistical_eye` with :meth:`serdes`."""
+        from .serdes import Cdr
+
+        return Cdr(phase=float(self.cursor_offset_s))
 
     def breakdown_db(self) -> dict:
         """Each term's rms against ``A_s`` (dB): how far below the signal it sits."""
@@ -401,6 +413,8 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
         hc = _ctle(p, g1, g2).response(f)
         notes.append(f"Rx FFE by MMSE on the {len(cands)} best settings by the FOM without it (178A: on all)")
     taps = tx_grid[ti]
+    # the peak of the Tx-equalised pulse at the Rx FFE's input: the cursor's phase is told from it
+    peak = int(np.argmax(sum(c * np.roll(pulses[0], (i - 3) * M) for i, c in enumerate(taps))))
     # the Rx FFE acts on every pulse (UI-spaced taps, main tap at rx_ffe_pre) and on the Rx noise
     if n_rx > 1:
         pulses = [sum(wi * np.roll(x, (i - p.rx_ffe_pre) * M) for i, wi in enumerate(w_rx)) for x in pulses]
@@ -424,7 +438,10 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
     h_dd = p.a_dd_ui * h_j
     h_dd = h_dd[np.abs(h_dd) > thr]
     var_j = p.sigma_rj_ui**2 * var_x * float(np.sum(h_j**2))
-    var_tx = h0**2 * 10 ** (-p.snr_tx_db / 10)
+    if n_rx > 1:  # 178A-17: white at the driver after its FFE, through the whole path and the Rx FFE
+        var_tx = var_x * 10 ** (-p.snr_tx_db / 10) * float(np.sum(pulses[0][cursor % M :: M] ** 2))
+    else:  # 93A-30: on the main cursor
+        var_tx = h0**2 * 10 ** (-p.snr_tx_db / 10)
     xts = []
     for x, (_, kind, _) in zip(pulses[1:], chans[1:]):
         y = sum(c * np.roll(x, (i - 3) * M) for i, c in enumerate(taps)) if kind == "fext" else x
@@ -448,6 +465,7 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
         rx_ffe=[float(x) for x in w_rx],
         cursor_index=int(cursor), settings_searched=int(n_tx * len(ctle_settings)),
         seconds=time.perf_counter() - t_start, params=p.to_dict(), notes=notes,
+        cursor_offset_s=float((cursor - peak) / (fb * M)),
     )
 
 
@@ -464,6 +482,7 @@ def _mmse_rx_ffe(p, pulses, chans, taps, cursor, M, h_rx, f, var_x, bmax, bmin):
     (93A-30/32 as autocorrelations), crosstalk at each aggressor's worst phase; the taps
     minimise residual ISI (outside the main and the DFE's span, whose limits are respected)
     plus that noise, with the main cursor kept (:func:`phy.equalizers.solve_ffe_dfe`).
+    The Tx noise goes through the pulse without the Tx FFE (178A-17).
     """
     fb = p.baud_hz
     thru = sum(c * np.roll(pulses[0], (i - 3) * M) for i, c in enumerate(taps))
@@ -479,7 +498,9 @@ def _mmse_rx_ffe(p, pulses, chans, taps, cursor, M, h_rx, f, var_x, bmax, bmin):
         return np.array([np.dot(x[: x.size - lag], x[lag:]) for lag in lags])
 
     slope = (np.roll(thru, -1) - np.roll(thru, 1))[ph::M] / (2 / M)
-    r = r_n + 10 ** (-p.snr_tx_db / 10) * var_x * ac(h) + (p.a_dd_ui**2 + p.sigma_rj_ui**2) * var_x * ac(slope)
+    # the Tx noise is white after the Tx FFE (178A-17): it sees the pulse without it
+    r = (r_n + 10 ** (-p.snr_tx_db / 10) * var_x * ac(pulses[0][ph::M])
+         + (p.a_dd_ui**2 + p.sigma_rj_ui**2) * var_x * ac(slope))
     for x, (_, kind, _) in zip(pulses[1:], chans[1:]):
         y = sum(c * np.roll(x, (i - 3) * M) for i, c in enumerate(taps)) if kind == "fext" else x
         m = int(np.argmax([np.sum(y[q::M] ** 2) for q in range(M)]))
@@ -531,6 +552,7 @@ def _fom_grid(tx_grid, y, M, nd, bmax, bmin, p, var_x, var_n, xt_pulses):
     cursor = np.empty(tx_grid.shape[0], dtype=np.int64)
     _k.fom_search(np.ascontiguousarray(tx_grid), y, win, lo, M, r_isi, r_j, r_xt, float(xt_const),
                   np.asarray(bmax, dtype=float), np.asarray(bmin, dtype=float), p.r_lm, p.levels, var_x, var_n,
-                  p.a_dd_ui**2 + p.sigma_rj_ui**2, 10 ** (-p.snr_tx_db / 10), fom, cursor)
+                  p.a_dd_ui**2 + p.sigma_rj_ui**2, 10 ** (-p.snr_tx_db / 10), p.rx_ffe_pre + p.rx_ffe_post > 0,
+                  fom, cursor)
     cursor %= n
     return fom, cursor

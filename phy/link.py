@@ -6,7 +6,14 @@ the SerDes, the FEC, the framing and what sits in the path) and returns a
 
 * **Errors**: each equalised segment's statistical eye (:func:`phy.statistical_eye`)
   gives its detector error ratio, with DFE error propagation (the DFE burst model of
-  :meth:`fec.BurstModel.dfe`); segments of a retimed link add their errors. The FEC
+  :meth:`fec.BurstModel.dfe`, bounded at any error ratio); segments of a retimed link add
+  their errors. With COM proposing, the eye decides among COM's own equalisation at COM's
+  cursor and variants of it (Rx FFE re-adapted, CTLE flat, no Tx FFE), each sampled at the
+  Mueller-Muller point with the first DFE tap (where a DFE receiver's clock locks and COM
+  places its cursor, 93A-25) or at the pulse's peak; COM's impairments are applied as
+  COM models them (jitter on each symbol's pulse, Tx noise by 93A-30 or 178A-17), so a
+  channel with COM above 0 dB errs less than COM's ``DER_0`` at COM's choice
+  (``tests/test_consistency.py``). The FEC
   analysis (:func:`fec.burst_errors`, with interleaving and precoding) gives the
   codeword error ratio, the delivered bit error ratio and the frame loss ratio. The
   margin is the Q-factor margin ``20 log10(q / q_req)`` against the detector error ratio
@@ -51,7 +58,7 @@ from .com import ComParams, channel_margin
 from .equalizers import RxFfe, TxFfe
 from .errors import ConfigError
 from .noise import Jitter, Noise
-from .serdes import Receiver, Transmitter, modulation_order
+from .serdes import Cdr, Receiver, Transmitter, modulation_order
 from .stateye import statistical_eye
 
 __all__ = [
@@ -250,6 +257,10 @@ class Serdes:
         Transmitter plus receiver energy per bit (J). No public figure for a long-reach
         112G/224G SerDes was found (a 112 Gb/s transmitter alone is about 1 pJ/bit,
         IBM 14 nm): it is 0 unless you give it, and the report says so.
+    cdr : Cdr, optional
+        Where a fixed equalisation samples. Default: the better (fewer errors) of the
+        Mueller-Muller point with the first DFE tap (``"mm-dfe"``, where COM puts its
+        cursor) and the pulse's peak.
     """
 
     tx: Transmitter | None = None
@@ -262,6 +273,7 @@ class Serdes:
     rx_latency_ui: float = 513.5
     energy_j_per_bit: float = 0.0
     name: str = "serdes"
+    cdr: Cdr | None = None
 
     def __post_init__(self):
         if (self.tx is None) != (self.rx is None):
@@ -276,6 +288,10 @@ class Serdes:
             raise ConfigError(f"Serdes.noise must be a Noise, got {type(self.noise).__name__}")
         if self.jitter is not None and not isinstance(self.jitter, Jitter):
             raise ConfigError(f"Serdes.jitter must be a Jitter, got {type(self.jitter).__name__}")
+        if self.cdr is not None and not isinstance(self.cdr, Cdr):
+            raise ConfigError(f"Serdes.cdr must be a Cdr, got {type(self.cdr).__name__}")
+        if self.cdr is not None and self.tx is None:
+            raise ConfigError("Serdes.cdr applies to a fixed equalisation (tx and rx); with COM the phase is COM's or the eye's")
         number(self.tx_latency_ui, "Serdes.tx_latency_ui", nonneg=True)
         number(self.rx_latency_ui, "Serdes.rx_latency_ui", nonneg=True)
         number(self.energy_j_per_bit, "Serdes.energy_j_per_bit", nonneg=True)
@@ -289,11 +305,14 @@ class Serdes:
         return p if np.isclose(baud_hz, p.baud_hz) else p.with_(baud_hz=baud_hz)
 
     def impairments(self, baud_hz: float) -> tuple[Noise, Jitter]:
-        """Noise and jitter: the given ones, or COM's for the baud."""
+        """Noise and jitter: the given ones, or COM's for the baud, jitter as COM models it
+        (:meth:`phy.Jitter.com`: ``sigma_RJ`` and ``A_DD`` on each symbol's pulse)."""
         p = self.com_params(baud_hz)
-        ui = 1.0 / baud_hz
-        noise = self.noise or Noise(tx_snr_db=p.snr_tx_db, rx_noise_psd_v2_per_hz=p.eta0_v2_per_hz)
-        jitter = self.jitter or Jitter(rj_rms_s=p.sigma_rj_ui * ui, dcd_s=2 * p.a_dd_ui * ui)
+        # COM's transmitter noise: on the main cursor without an Rx FFE (93A-30), through
+        # the whole path with one (178A-17)
+        tx_model = "path" if p.rx_ffe_pre + p.rx_ffe_post else "cursor"
+        noise = self.noise or Noise(tx_snr_db=p.snr_tx_db, rx_noise_psd_v2_per_hz=p.eta0_v2_per_hz, tx_model=tx_model)
+        jitter = self.jitter or Jitter.com(p.sigma_rj_ui, p.a_dd_ui, baud_hz)
         return noise, jitter
 
     def to_dict(self) -> dict:
@@ -303,7 +322,7 @@ class Serdes:
                 "noise": None if self.noise is None else self.noise.to_dict(),
                 "jitter": None if self.jitter is None else self.jitter.to_dict(),
                 "tx_latency_ui": self.tx_latency_ui, "rx_latency_ui": self.rx_latency_ui,
-                "energy_j_per_bit": self.energy_j_per_bit}
+                "energy_j_per_bit": self.energy_j_per_bit, "cdr": None if self.cdr is None else self.cdr.to_dict()}
 
 
 @dataclass(frozen=True)
@@ -558,6 +577,11 @@ class SegmentReport:
     delay_s : float
         Time of flight of the segment.
     notes : list
+    sampling : dict
+        The sampling phase (:class:`phy.Cdr`) the eye was computed at.
+    candidates : list of [str, float, float]
+        Every equalisation and phase tried, with its symbol error ratio at the slicer and
+        its detector error ratio with DFE error propagation.
     """
 
     name: str
@@ -574,6 +598,8 @@ class SegmentReport:
     com_db: float | None
     delay_s: float
     notes: list
+    sampling: dict = field(default_factory=dict)
+    candidates: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -684,7 +710,7 @@ class Segment:
     and jitter, and its statistical eye.
 
     ``phy.simulate(seg.channel, n_ui, baud_hz=seg.baud_hz, tx=seg.tx, rx=seg.rx,
-    noise=seg.noise, jitter=seg.jitter)`` checks the eye in the time domain.
+    noise=seg.noise, jitter=seg.jitter, cdr=seg.cdr)`` checks the eye in the time domain.
 
     Attributes
     ----------
@@ -701,6 +727,11 @@ class Segment:
     delay_s : float
         Time of flight through the segment.
     notes : tuple of str
+    cdr : Cdr
+        The fixed sampling phase the eye was computed at (pass it to ``phy.simulate``).
+    candidates : tuple of (str, float, float)
+        Every equalisation and sampling phase tried, with its symbol error ratio at the
+        slicer and its detector error ratio with DFE error propagation.
     """
 
     name: str
@@ -717,6 +748,8 @@ class Segment:
     com_db: float | None
     delay_s: float
     notes: tuple
+    cdr: Cdr = field(default_factory=Cdr)
+    candidates: tuple = ()
 
     @property
     def dfe(self) -> np.ndarray:
@@ -775,35 +808,52 @@ def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float,
             p = p.with_(eta0_v2_per_hz=p.eta0_v2_per_hz + extra_psd)
         m = channel_margin(ch, p)
         com_db = float(m.com_db)
-        tx, rx = m.serdes()
-        rx = replace(rx, ffe=RxFfe(rx.ffe.n_pre, rx.ffe.n_post))
+        tx, rx_com = m.serdes()
+        rx = replace(rx_com, ffe=RxFfe(rx_com.ffe.n_pre, rx_com.ffe.n_post))
         # COM proposes, the statistical eye decides: COM's ranking without the Rx FFE
-        # can favour a CTLE that costs too much signal when the noise is large
+        # can favour a CTLE that costs too much signal when the noise is large; where the
+        # clock recovery locks (COM's cursor, 93A-25's Mueller-Muller point with the first
+        # DFE tap, or the pulse's peak) is tried too
         flat = replace(rx, ctle=replace(rx.ctle, g_dc_db=0.0, g_dc2_db=0.0)) if rx.ctle is not None else rx
         bare = replace(tx, ffe=TxFfe())
-        candidates = [("COM's choice", tx, rx), ("COM's Tx FFE, flat CTLE", tx, flat),
-                      ("no Tx FFE, COM's CTLE", bare, rx), ("no Tx FFE, flat CTLE", bare, flat)]
+        candidates = [(COM_CHOICE, tx, rx_com, (m.cdr(),)), ("COM's Tx FFE and CTLE", tx, rx, SAMPLING_PHASES),
+                      ("COM's Tx FFE, flat CTLE", tx, flat, SAMPLING_PHASES),
+                      ("no Tx FFE, COM's CTLE", bare, rx, SAMPLING_PHASES),
+                      ("no Tx FFE, flat CTLE", bare, flat, SAMPLING_PHASES)]
     else:
-        candidates = [("given", s.tx, s.rx)]
+        candidates = [("given", s.tx, s.rx, (s.cdr,) if s.cdr is not None else SAMPLING_PHASES)]
     noise, jitter = s.impairments(baud)
     if extra_psd > 0:
         noise = replace(noise, rx_noise_psd_v2_per_hz=noise.rx_noise_psd_v2_per_hz + extra_psd)
-    best = None
-    for label, tx, rx in candidates:
+    best, tried = None, []
+    for label, tx, rx, phases in candidates:
         if tx.modulation != spec.modulation:
             raise ConfigError(f"the Serdes transmitter modulates {tx.modulation}, the link {spec.modulation}")
         if noise.rx_noise_psd_v2_per_hz > 0 and rx.bandwidth_hz is None:
             rx = replace(rx, bandwidth_hz=0.75 * baud)
             notes.append("receiver bandwidth set to 0.75 baud for the noise density")
-        eye = statistical_eye(full, baud_hz=baud, tx=tx, rx=rx, noise=noise, jitter=jitter, columns="sampling")
-        der = float(eye.ser_dfe())
-        if best is None or der < best[0] * 0.99:
-            best = (der, label, eye, tx, rx)
-    der, label, eye, tx, rx = best
+        for phase in phases:
+            cdr = phase if isinstance(phase, Cdr) else Cdr(phase=phase)
+            eye = statistical_eye(full, baud_hz=baud, tx=tx, rx=rx, noise=noise, jitter=jitter, cdr=cdr,
+                                  columns="sampling")
+            der = float(eye.ser_dfe())
+            what = label if isinstance(phase, Cdr) else f"{label}, sampled at {_PHASE_WORDS[phase]}"
+            tried.append((what, float(eye.ser()), der))
+            if best is None or der < best[0] * 0.99:
+                best = (der, what, eye, tx, rx, cdr)
+    der, label, eye, tx, rx, cdr = best
     if com_db is not None:
         notes.append(f"COM ({p.name}) {com_db:.2f} dB; equalisation: {label}")
     return Segment(name, full, baud, tx, rx, noise, jitter, eye, float(eye.ser()), der, label, com_db,
-                   float(full.delay_s), tuple(notes))
+                   float(full.delay_s), tuple(notes), cdr, tuple(tried))
+
+
+#: The candidate that is COM's equalisation as COM found it: its Tx FFE, CTLE and Rx FFE
+#: taps, sampled at its cursor.
+COM_CHOICE = "COM's equalisation at COM's cursor"
+#: Sampling phases the roll-up tries for each re-adapted equalisation (:class:`phy.Cdr` ``phase``).
+SAMPLING_PHASES = ("mm-dfe", "peak")
+_PHASE_WORDS = {"mm-dfe": "the Mueller-Muller point with the first DFE tap (93A-25)", "peak": "the pulse peak"}
 
 
 def _optical_eye(name: str, oc: OpticalClass, spec: LinkSpec) -> Segment:
@@ -816,11 +866,12 @@ def _optical_eye(name: str, oc: OpticalClass, spec: LinkSpec) -> Segment:
     noise = Noise(rx_noise_rms_v=rel * 2 * swing)
     ch = oc.path.channel()
     tx = Transmitter(spec.modulation, swing_v=swing)
-    eye = statistical_eye(ch, baud_hz=baud, tx=tx, rx=oc.dsp_rx, noise=noise, columns="sampling")
+    cdr = Cdr(phase="mm-dfe")
+    eye = statistical_eye(ch, baud_hz=baud, tx=tx, rx=oc.dsp_rx, noise=noise, cdr=cdr, columns="sampling")
     notes = ((f"optical budget: received OMA {b.received_oma_dbm:.2f} dBm, SNR {b.snr_db:.2f} dB, "
              f"SER without ISI {b.ser:.3g}"),)
     return Segment(name, ch, baud, tx, oc.dsp_rx, noise, Jitter(), eye, float(eye.ser()), float(eye.ser_dfe()),
-                   "module DSP", None, oc.path.delay_s, notes)
+                   "module DSP", None, oc.path.delay_s, notes, cdr)
 
 
 def segments(spec: LinkSpec) -> tuple[Segment, ...]:
@@ -871,14 +922,13 @@ def _model(eyes: tuple[Segment, ...], der: float, modulation: str):
     if taps.size == 0:
         taps = np.zeros(1)  # no DFE: single errors (a precoder still doubles them)
     der = float(f"{min(der, 0.5):.4g}")
-    # patterns rarer than 1e-9 of the bursts are dropped; above DER 1e-2 (a closed eye: the
-    # code fails anyway) 1e-6 keeps the enumeration short
-    return _dfe_model(tuple(np.round(taps, 6)), der, modulation, 1e-9 if der < 1e-2 else 1e-6)
+    return _dfe_model(tuple(np.round(taps, 6)), der, modulation)
 
 
-@lru_cache(maxsize=4096)
-def _dfe_model(taps: tuple, der: float, modulation: str, tail: float):
-    return fec.BurstModel.dfe(np.array(taps), der, modulation, tail=tail)
+@lru_cache(maxsize=64)
+def _dfe_model(taps: tuple, der: float, modulation: str):
+    """The DFE burst model, bounded at any error ratio (:meth:`fec.BurstModel.dfe`)."""
+    return fec.BurstModel.dfe(np.array(taps), der, modulation)
 
 
 def _post_fec(spec: LinkSpec, der: float, eyes, shape_der: float | None = None
@@ -1049,7 +1099,8 @@ def _report(spec: LinkSpec, eyes: tuple[Segment, ...]) -> LinkReport:
     segs = [
         SegmentReport(e.name, e.ser, e.der, e.dfe.tolist(), float(e.eye.main_v[e.eye.centre]),
                       e.eye.heights_v(heights_target).tolist(), heights_target, dict(e.eye.sigma_v),
-                      e.equalisation, e.tx.to_dict(), e.rx.to_dict(), e.com_db, e.delay_s, list(e.notes))
+                      e.equalisation, e.tx.to_dict(), e.rx.to_dict(), e.com_db, e.delay_s, list(e.notes),
+                      e.cdr.to_dict(), [list(c) for c in e.candidates])
         for e in eyes
     ]
     for e in eyes:

@@ -1,7 +1,8 @@
 """Noise and jitter: what the transmitter and receiver add to the signal.
 
 Jitter is applied where it happens. Transmitter jitter moves the *edges* of the driver's
-waveform: the transition into symbol ``k`` happens at ``k UI + eps_k`` with::
+waveform (or, in 802.3 COM's model, each symbol's pulse: :class:`Jitter` ``model``): the
+transition into symbol ``k`` happens at ``k UI + eps_k`` with::
 
     eps_k = N(0, rj_rms_s) + (+dcd_s/2 if k even else -dcd_s/2)
             + sj_amplitude_s * sin(2 pi sj_frequency_hz k UI + sj_phase_rad)
@@ -33,32 +34,70 @@ __all__ = ["Jitter", "Noise", "shaped_noise_filter"]
 
 @dataclass(frozen=True)
 class Jitter:
-    """Transmit-edge jitter (all times in seconds, peak for SJ, peak-to-peak for DCD)."""
+    """Transmit jitter (all times in seconds, peak for SJ and DD, peak-to-peak for DCD).
+
+    Parameters
+    ----------
+    rj_rms_s : float
+        Random jitter, Gaussian, independent from one edge (or symbol) to the next.
+    dcd_s : float
+        Duty-cycle distortion: alternate edges (or symbols) early and late by ``dcd_s / 2``.
+    sj_amplitude_s, sj_frequency_hz, sj_phase_rad : float
+        Sinusoidal jitter.
+    dd_s : float
+        Dual-Dirac deterministic jitter: each symbol moves by ``+dd_s`` or ``-dd_s``, equally
+        likely and independent (802.3's ``A_DD``, 93A-40); needs ``model="symbol"``.
+    model : {"edge", "symbol"}
+        What moves. ``"edge"`` (physical): each transition of the driver's output, so the
+        receiver sees ``sum_k (x_k - x_(k-1)) s(t - k UI - eps_k)`` (``s`` the step
+        response). ``"symbol"``: each symbol's equalised pulse moves as a whole,
+        ``sum_k a_k p(t - k UI - eps_k)`` (``p`` the pulse through the Tx FFE, the
+        transmitter's noise unmoved): the model behind 802.3's ``sigma_RJ`` and ``A_DD``
+        in COM (93A-31, 93A-32, 93A-40), where the jitter acts through the pulse's slope
+        ``h_J``. Through a smooth (lossy) response the two differ a lot: ``p' = s'(t) -
+        s'(t - UI)`` nearly cancels where ``s'`` is smooth, so COM's parameters applied as
+        edge jitter over-count their effect (3x in rms on a 14-inch backplane).
+    """
 
     rj_rms_s: float = 0.0
     dcd_s: float = 0.0
     sj_amplitude_s: float = 0.0
     sj_frequency_hz: float = 0.0
     sj_phase_rad: float = 0.0
+    dd_s: float = 0.0
+    model: str = "edge"
 
     def __post_init__(self):
-        for name in ("rj_rms_s", "dcd_s", "sj_amplitude_s", "sj_frequency_hz"):
+        for name in ("rj_rms_s", "dcd_s", "sj_amplitude_s", "sj_frequency_hz", "dd_s"):
             number(getattr(self, name), f"Jitter.{name}", nonneg=True)
         number(self.sj_phase_rad, "Jitter.sj_phase_rad")
         if self.sj_amplitude_s > 0 and self.sj_frequency_hz <= 0:
             raise ConfigError("Jitter.sj_frequency_hz must be > 0 when sj_amplitude_s is set")
+        if self.model not in ("edge", "symbol"):
+            raise ConfigError(f"Jitter.model must be 'edge' or 'symbol', got {self.model!r}")
+        if self.dd_s and self.model != "symbol":
+            raise ConfigError("Jitter.dd_s (dual-Dirac per symbol, 802.3's A_DD) needs model='symbol'; "
+                              "for edges that alternate early and late use dcd_s")
 
     @property
     def has_tx(self) -> bool:
-        return bool(self.rj_rms_s or self.dcd_s or self.sj_amplitude_s)
+        return bool(self.rj_rms_s or self.dcd_s or self.sj_amplitude_s or self.dd_s)
 
     def max_tx_s(self, n_sigma: float = 8.0) -> float:
         """A bound on ``|eps_k|`` (Gaussian tails cut at ``n_sigma``)."""
-        return self.dcd_s / 2 + self.sj_amplitude_s + n_sigma * self.rj_rms_s
+        return self.dcd_s / 2 + self.sj_amplitude_s + self.dd_s + n_sigma * self.rj_rms_s
+
+    @classmethod
+    def com(cls, sigma_rj_ui: float, a_dd_ui: float, baud_hz: float) -> Jitter:
+        """802.3 COM's transmitter jitter, ``sigma_RJ`` and ``A_DD`` in UI, as COM models
+        it (``model="symbol"``)."""
+        ui = 1.0 / number(baud_hz, "baud_hz", positive=True)
+        return cls(rj_rms_s=sigma_rj_ui * ui, dd_s=a_dd_ui * ui, model="symbol")
 
     def tx_edges(self, k0: int, n: int, ui_s: float, rng: np.random.Generator) -> np.ndarray:
-        """Edge displacements ``eps_k`` (s) for edges ``k0 .. k0+n-1``; Gaussian values are
-        clipped at 8 sigma (a probability of 1e-15) so that bounds hold."""
+        """Displacements ``eps_k`` (s) of edges (or symbols) ``k0 .. k0+n-1``; Gaussian values
+        are clipped at 8 sigma (a probability of 1e-15) so that bounds hold. The dual Dirac
+        draws its signs after the Gaussian values (none when ``dd_s`` is 0)."""
         eps = np.zeros(n)
         if self.rj_rms_s:
             _k.normals(rng, eps, self.rj_rms_s, 8.0)
@@ -68,6 +107,8 @@ class Jitter:
             eps[1::2] -= first * self.dcd_s
         if self.sj_amplitude_s:
             _k.add_sine(eps, k0, 2 * np.pi * self.sj_frequency_hz * ui_s, self.sj_amplitude_s, self.sj_phase_rad)
+        if self.dd_s:
+            eps += self.dd_s * (2.0 * rng.integers(0, 2, n) - 1.0)
         return eps
 
     def to_dict(self) -> dict:
@@ -87,17 +128,26 @@ class Noise:
     rx_noise_psd_v2_per_hz : float
         Input-referred one-sided density ``eta_0`` (V^2/Hz), shaped by the Rx filter and
         CTLE (needs an Rx bandwidth).
+    tx_model : {"path", "cursor"}
+        Where the transmitter's noise acts. ``"path"`` (physical, and 802.3's 178A-17): white
+        per symbol at the driver after its FFE, at ``tx_snr_db`` below the mean symbol
+        power, through the whole channel. ``"cursor"`` (802.3's 93A-30, COM without an Rx
+        FFE): white at the sampler with variance ``h0^2 10^(-SNR_TX/10)``, ``h0`` the main
+        cursor of a full-swing symbol before the Rx FFE.
     """
 
     tx_snr_db: float | None = None
     rx_noise_rms_v: float = 0.0
     rx_noise_psd_v2_per_hz: float = 0.0
+    tx_model: str = "path"
 
     def __post_init__(self):
         if self.tx_snr_db is not None:
             number(self.tx_snr_db, "Noise.tx_snr_db")
         number(self.rx_noise_rms_v, "Noise.rx_noise_rms_v", nonneg=True)
         number(self.rx_noise_psd_v2_per_hz, "Noise.rx_noise_psd_v2_per_hz", nonneg=True)
+        if self.tx_model not in ("path", "cursor"):
+            raise ConfigError(f"Noise.tx_model must be 'path' or 'cursor', got {self.tx_model!r}")
 
     def tx_sigma(self, mean_symbol_power: float) -> float:
         """Rms of the noise added to each transmitted symbol (in symbol units)."""

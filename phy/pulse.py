@@ -104,25 +104,36 @@ def span(samples: np.ndarray, samples_per_ui: int, rel_threshold: float) -> tupl
     return lo, hi
 
 
-def sampling_index(samples: np.ndarray, samples_per_ui: int, mode) -> float:
+def sampling_index(samples: np.ndarray, samples_per_ui: int, mode, dfe_limits: tuple = (0.0, 0.0)) -> float:
     """The fine-sample index at which the receiver samples the main cursor.
 
     ``"peak"``: the maximum. ``"mm"``: the Mueller-Mueller lock point near the peak,
-    where the first pre- and post-cursor are equal (found on the fine grid, then refined
-    linearly). An offset in seconds is the caller's to add.
+    where the first pre- and post-cursor are equal. ``"mm-dfe"``: the same with the first
+    post-cursor less what the DFE's first tap takes away, ``h(-1) = h(1) - b_1 h(0)`` with
+    ``b_1 = h(1) / h(0)`` held within ``dfe_limits`` (IEEE 802.3 93A-25/26, where COM puts
+    its cursor; with the tap within its limits, the point where ``h(-1) = 0``). Both are
+    found on the fine grid within one UI of the peak, the zero of the residual nearest the
+    peak (refined linearly), else its smallest magnitude. An offset in seconds is the
+    caller's to add.
     """
     y = np.asarray(samples, dtype=float)
     spu = samples_per_ui
     peak = int(np.argmax(y))
     if mode == "peak":
         return float(peak)
-    if mode == "mm":
-        idx = np.arange(max(spu, peak - spu), min(y.size - spu, peak + spu))
-        diff = y[idx - spu] - y[idx + spu]  # h(-1) - h(+1): grows as the phase moves later
-        sign = np.flatnonzero(np.diff(np.sign(diff)) != 0)
-        if sign.size == 0:
-            return float(idx[int(np.argmin(np.abs(diff)))])
-        i = sign[np.argmin(np.abs(idx[sign] - peak))]
-        d0, d1 = diff[i], diff[i + 1]
-        return float(idx[i] + d0 / (d0 - d1))
-    raise ConfigError(f"sampling phase must be 'peak', 'mm' or a time in seconds, got {mode!r}")
+    if mode not in ("mm", "mm-dfe"):
+        raise ConfigError(f"sampling phase must be 'peak', 'mm', 'mm-dfe' or a time in seconds, got {mode!r}")
+    idx = np.arange(max(spu, peak - spu), min(y.size - spu, peak + spu))
+    post = y[idx + spu]
+    if mode == "mm-dfe":
+        lo, hi = dfe_limits
+        main = y[idx]
+        b1 = np.clip(np.divide(post, main, out=np.zeros_like(post), where=main > 0), lo, hi)
+        post = post - b1 * main
+    diff = y[idx - spu] - post  # grows as the phase moves later
+    sign = np.flatnonzero(np.diff(np.sign(diff)) != 0)
+    if sign.size == 0:
+        return float(idx[int(np.argmin(np.abs(diff)))])
+    i = sign[np.argmin(np.abs(idx[sign] - peak))]
+    d0, d1 = diff[i], diff[i + 1]
+    return float(idx[i] + d0 / (d0 - d1))

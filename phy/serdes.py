@@ -137,9 +137,12 @@ class Cdr:
         ``(y_(n-1) a_n - y_n a_(n-1)) / h0``, whose mean ``h(-1) - h(+1)`` grows as the
         sampling moves later; it locks where the first pre- and post-cursor are equal. ``"bang-bang"``: an Alexander detector with an edge sample
         half a UI early, used on symmetric transitions (``a_n = -a_(n-1)``).
-    phase : "peak", "mm" or float
+    phase : "peak", "mm", "mm-dfe" or float
         The fixed phase, and the CDR's starting phase: the pulse's peak, its
-        Mueller-Mueller point, or an offset from the peak in seconds.
+        Mueller-Mueller point (``h(-1) = h(1)``), the Mueller-Mueller point with the DFE's
+        first tap taken out (``h(-1) = h(1) - b_1 h(0)``, where 802.3's COM places its
+        cursor, 93A-25/26), or an offset from the peak in seconds
+        (:func:`phy.pulse.sampling_index`).
     kp_ui, ki_ui : float
         Proportional and integral gains of the second-order loop, in UI of phase per unit
         of detector output (the integral path accumulates ``ki_ui`` per update).
@@ -163,8 +166,8 @@ class Cdr:
         if k not in ("fixed", "mm", "bang-bang"):
             raise ConfigError(f"Cdr.kind must be 'fixed', 'mm' or 'bang-bang', got {self.kind!r}")
         object.__setattr__(self, "kind", k)
-        if not (self.phase in ("peak", "mm") or isinstance(self.phase, (int, float, np.floating))):
-            raise ConfigError(f"Cdr.phase must be 'peak', 'mm' or an offset in seconds, got {self.phase!r}")
+        if not (self.phase in ("peak", "mm", "mm-dfe") or isinstance(self.phase, (int, float, np.floating))):
+            raise ConfigError(f"Cdr.phase must be 'peak', 'mm', 'mm-dfe' or an offset in seconds, got {self.phase!r}")
         if not isinstance(self.phase, str):
             number(self.phase, "Cdr.phase")
         number(self.kp_ui, "Cdr.kp_ui", nonneg=True, hi=0.5)

@@ -13,8 +13,11 @@ At a sampling offset ``tau`` from the receiver's sampling point, the slicer sees
   the aggressor's symbol phase or at its worst phase;
 * ``N`` is Gaussian: receiver noise through the Rx FFE, transmitter noise through the
   whole path, and random jitter through the slope of the response to each edge
-  (independent per edge, as :func:`phy.simulate` models it). Dual-Dirac jitter
-  ``+-A_DD`` moves the whole eye and mixes the two shifted eyes.
+  (independent per edge, as :func:`phy.simulate` models it), or to each symbol in 802.3
+  COM's model (``Jitter(model="symbol")``: the equalised pulse's slope ``h_J``, 93A-31),
+  whose dual-Dirac ``+-A_DD`` is a discrete term like the ISI (93A-40). Duty-cycle
+  distortion splits the eye in two by the parity of the sampled symbol; sinusoidal
+  jitter mixes shifted copies of it.
 
 From it: the symbol error ratio at the thresholds, the error-ratio map over time and
 voltage, each eye's height and width at a target, vertical and horizontal bathtubs.
@@ -41,7 +44,12 @@ __all__ = ["StatEye", "discrete_pmf", "statistical_eye"]
 def discrete_pmf(values, levels, v0, dv, nb):
     """PMF on the grid ``v0 + dv * i`` (``nb`` bins) of ``sum_k levels[m_k] values[k]``
     with independent, uniform ``m_k``: each cursor shifts copies of the running PMF by its
-    ``M`` values (split linearly between the two nearest bins)."""
+    ``M`` values (split linearly between the two nearest bins).
+
+    The split can push mass one bin past the true support at each cursor; over thousands of
+    cursors that would outgrow any grid, so mass more than three bins beyond the true
+    support (products of split fractions: vanishingly small) is folded back onto the edge. Raises ValueError if the true
+    support does not fit the grid (the caller sizes it)."""
     pmf = np.zeros(nb)
     x = -v0 / dv
     i0 = int(np.floor(x))
@@ -49,6 +57,8 @@ def discrete_pmf(values, levels, v0, dv, nb):
     pmf[i0] += 1 - f
     pmf[i0 + 1] += f
     lo, hi = i0, i0 + 2
+    t_lo, t_hi = x, x  # the true support, in fractional bins
+    lv_lo, lv_hi = levels.min(), levels.max()
     tmp = np.zeros(nb)
     M = levels.size
     w = 1.0 / M
@@ -73,13 +83,38 @@ def discrete_pmf(values, levels, v0, dv, nb):
                 tmp[i + si + 1] += p * sf
             nlo = min(nlo, a)
             nhi = max(nhi, b + 1)
+        t_lo += min(lv_lo * c, lv_hi * c) / dv
+        t_hi += max(lv_lo * c, lv_hi * c) / dv
+        c_lo = max(nlo, int(np.floor(t_lo)) - 3)
+        c_hi = min(nhi, int(np.floor(t_hi)) + 5)
+        for i in range(nlo, c_lo):
+            tmp[c_lo] += tmp[i]
+            tmp[i] = 0.0
+        for i in range(c_hi, nhi):
+            tmp[c_hi - 1] += tmp[i]
+            tmp[i] = 0.0
         for i in range(max(0, lo - 1), min(nb, hi + 1)):
             pmf[i] = 0.0
-        for i in range(nlo, nhi):
+        for i in range(c_lo, c_hi):
             pmf[i] = tmp[i]
             tmp[i] = 0.0
-        lo, hi = nlo, nhi
+        lo, hi = c_lo, c_hi
     return pmf
+
+
+def split_variance(values: np.ndarray, levels: np.ndarray, dv: float) -> float:
+    """Variance (bins^2) that :func:`discrete_pmf`'s linear splits add to the distribution:
+    each cursor's shift ``s = level c / dv`` goes to ``floor(s)`` and ``floor(s) + 1`` with
+    weights ``1 - f`` and ``f``, an independent two-point error of variance ``f (1 - f)``.
+    Hundreds of cursors on a coarse grid make it comparable to the noise, so the Gaussian
+    convolved afterwards is reduced by it."""
+    c = np.asarray(values, dtype=float)
+    c = c[c != 0.0]
+    if c.size == 0:
+        return 0.0
+    s = np.outer(c, levels) / dv
+    f = s - np.floor(s)
+    return float(np.sum(np.mean(f * (1.0 - f), axis=1)))
 
 
 def gauss_convolve(pmf: np.ndarray, sigma_bins: float) -> np.ndarray:
@@ -171,16 +206,18 @@ class StatEye:
 
     def ser_dfe(self) -> float:
         """Symbol error ratio at the sampling point including DFE error propagation: the
-        detector error ratio times the mean errors per burst of :meth:`fec.BurstModel.dfe`
-        for the DFE's taps (its first six; patterns rarer than 1e-9 dropped)."""
+        detector error ratio times the mean errors per burst of the DFE's error chain for
+        its first six taps (:func:`fec.analysis.dfe_burst_means`: exact, at any error
+        ratio, in milliseconds), at most ``1 - 1/M``."""
         ser = self.ser()
         b = self.link.dfe[:6]
         if b.size == 0 or ser <= 0 or not np.all(np.abs(b) < 1):
             return ser
-        from fec.analysis import BurstModel
+        from fec.analysis import dfe_burst_means
 
-        model = BurstModel.dfe(b, min(ser, 0.5), "pam4" if self.levels.size == 4 else "nrz", tail=1e-9)
-        return ser * model.mean_errors
+        M = self.levels.size
+        errors, _span = dfe_burst_means(b, min(ser, 0.5), "pam4" if M == 4 else "nrz")
+        return float(min(ser * errors, 1.0 - 1.0 / M))
 
     def ber(self, column: int | None = None) -> float:
         """Bit error ratio, Gray coded: errors to a neighbouring level flip one bit of
@@ -349,16 +386,22 @@ def statistical_eye(
         keep = np.flatnonzero(np.abs(offsets) <= reach)
     fine = np.arange(y.size)
     k = np.arange(-n_pre, n_post + 1)
-    # jitter: slope of the response to each edge (the step response's derivative) per cursor
-    slope = np.gradient(step_from_pulse(analog.samples, spu), dt)
+    symbol_jitter = jitter.model == "symbol"
     c = tx.ffe.coefficients
-    d_power = sym_power * float(np.sum(np.diff(np.concatenate([[0.0], c, [0.0]])) ** 2))  # E[(x_k - x_(k-1))^2]
+    if symbol_jitter:
+        # 802.3 COM's model: each symbol's equalised pulse moves (its slope h_J, 93A-31/32/40)
+        slope = np.gradient(y, dt)
+        d_power = sym_power
+    else:
+        # each edge moves: the slope of the response to an edge (the step response's derivative)
+        slope = np.gradient(step_from_pulse(analog.samples, spu), dt)
+        d_power = sym_power * float(np.sum(np.diff(np.concatenate([[0.0], c, [0.0]])) ** 2))  # E[(x_k - x_(k-1))^2]
 
     def cursors_at(arr, t):
         return np.interp(t, fine, arr, left=0.0, right=0.0)
 
     main = n_pre + fpre
-    comb_main, isi_sets, dcd_sets = [], [], []
+    comb_main, isi_sets, dcd_sets, dd_sets = [], [], [], []
     m0 = tx.ffe.main if tx.ffe.taps else 0
     alt_c = c * np.where((np.arange(c.size) - m0) % 2 == 0, 1.0, -1.0)
     for off in offsets:
@@ -368,7 +411,14 @@ def statistical_eye(
         res[main + 1 : main + 1 + nd] -= lk.dfe * lk.h0_v  # what the DFE takes away (fixed taps)
         res[main] = 0.0
         isi_sets.append(res)
-        if jitter.dcd_s:
+        if symbol_jitter:
+            g = np.convolve(cursors_at(slope, m_s + off + spu * k), w) * swing
+            if jitter.dd_s:  # every symbol's own +-A_DD, as independent as its data (93A-40)
+                dd_sets.append(jitter.dd_s * g)
+            if jitter.dcd_s:  # symbol j moves by +-(dcd/2)(-1)^j: its cursors change by that times h_J
+                alt = np.where((np.arange(g.size) - main) % 2 == 0, 1.0, -1.0)
+                dcd_sets.append(0.5 * jitter.dcd_s * alt * g)
+        elif jitter.dcd_s:
             # duty-cycle distortion moves alternate Tx edges by +-dcd/2: symbol j's step
             # (x_j - x_(j-1)) arrives eps_j late, eps_j = +-(dcd/2)(-1)^j, so x_j's cursor
             # changes by -eps_j (s'_k + s'_(k-1)) (the slopes of its own step and of the next
@@ -385,7 +435,7 @@ def statistical_eye(
     if lk.rx_noise_fir.size > 1:
         g = lk.rx_noise_fir
         R = np.correlate(g, g, "full")[g.size - 1 :]
-        R[0] += noise.rx_noise_rms_v**2
+        R[0] += lk.white_noise_rms_v**2
     else:
         R = np.array([lk.rx_noise_rms_v**2])
     Rn = np.zeros(w.size)
@@ -395,7 +445,7 @@ def statistical_eye(
     # (the Tx noise is added after the Tx FFE: it sees the pulse without it)
     sig_tx2 = (lk.tx_noise_rms * swing) ** 2 * float(np.sum(np.convolve(cursors_at(analog.samples, t0), w) ** 2))
     g_j = np.convolve(cursors_at(slope, t0), w) * swing
-    sig_j2 = jitter.rj_rms_s**2 * d_power * float(np.sum(g_j**2))
+    sig_j2 = jitter.rj_rms_s**2 * d_power * float(np.sum(g_j**2))  # 93A-31 in the symbol model
     sigma = float(np.sqrt(sig_rx2 + sig_tx2 + sig_j2))
     # aggressors: their symbol phase is uniform (a mixture) or the worst one
     aggs = eq.aggressors
@@ -411,8 +461,10 @@ def statistical_eye(
             per_offset.append(rows)
         xt_sets.append(per_offset)
     span = (max(np.abs(s).sum() for s in isi_sets) + max((np.abs(s).sum() for s in dcd_sets), default=0.0)
+            + max((np.abs(s).sum() for s in dd_sets), default=0.0)
             + sum(max(np.abs(r).sum(axis=1).max() for r in pp) for pp in xt_sets)
             + 10 * sigma + 1.5 * np.abs(comb_main).max())
+    span *= 1 + 16 / nb  # a few bins beyond the true support, whatever the eye
     v = np.linspace(-span, span, nb | 1)  # odd: 0 V is a grid point
     dv = v[1] - v[0]
 
@@ -423,10 +475,16 @@ def statistical_eye(
             isi = isi.copy()
             isi[main] = 0.0
             pmf = discrete_pmf(isi, lv, v[0], dv, v.size)
+            split = split_variance(isi, lv, dv)
+            if dd_sets:
+                pmf = convolve_centred(pmf, discrete_pmf(dd_sets[i], lv, v[0], dv, v.size))
+                split += split_variance(dd_sets[i], lv, dv)
             for pp in xt_sets:
                 mix = sum(discrete_pmf(row, lv, v[0], dv, v.size) for row in pp[i]) / len(pp[i])
                 pmf = convolve_centred(pmf, mix)
-            pmf = gauss_convolve(pmf, sigma / dv)
+                split += float(np.mean([split_variance(row, lv, dv) for row in pp[i]]))
+            # the grid's linear splits added a known variance: the Gaussian makes up only the rest
+            pmf = gauss_convolve(pmf, np.sqrt(max(sigma**2 / dv**2 - split, 0.0)))
             rows.append(np.clip(np.cumsum(pmf) / max(pmf.sum(), 1e-300), 0, 1))
         return np.array(rows)
 

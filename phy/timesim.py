@@ -74,6 +74,9 @@ class Link:
     rx_noise_fir : ndarray
         Symbol-spaced FIR shaping unit white noise into the receiver's density noise
         (``[0]`` without one).
+    white_noise_rms_v : float
+        Rms of the white noise at the ADC, per UI (V): the receiver's ``rx_noise_rms_v``
+        and, with ``Noise(tx_model="cursor")``, the transmitter's noise.
     """
 
     pulse: channels.PulseResponse
@@ -87,6 +90,7 @@ class Link:
     rx_noise_rms_v: float
     tx_noise_rms: float
     rx_noise_fir: np.ndarray
+    white_noise_rms_v: float = 0.0
 
     def to_dict(self) -> dict:
         return {
@@ -100,6 +104,7 @@ class Link:
             "thresholds_v": self.thresholds_v.tolist(),
             "rx_noise_rms_v": self.rx_noise_rms_v,
             "tx_noise_rms": self.tx_noise_rms,
+            "white_noise_rms_v": self.white_noise_rms_v,
         }
 
 
@@ -295,6 +300,20 @@ def _rows(S: np.ndarray, spu: int) -> tuple[np.ndarray, np.ndarray]:
             np.ascontiguousarray(flat[1:].reshape(ncol, spu).T))
 
 
+def _pulse_source(samples: np.ndarray, alo: int, ahi: int, base: int, v0: float, shift: float, spu: int):
+    """A pulse-based source of :func:`simulate` (an aggressor, or the victim's own symbols
+    under symbol jitter): ``samples[alo:ahi]`` tabulated around ``base`` (the window index of
+    the victim's sample for the symbol sent at j = 0), with room for ``shift`` fine samples
+    of phase and jitter. Returns (table, position, jmin, jmax)."""
+    half = spu // 2
+    jmin = int(np.floor((-base - shift - half) / spu)) - 1
+    jmax = int(np.ceil((ahi - alo - base + shift + half) / spu)) + 1
+    a_lo = jmin * spu + base - int(np.ceil(shift)) - half - 2
+    a_hi = jmax * spu + base + int(np.ceil(shift)) + half + 3
+    tab, _ = _table(samples[alo:ahi], a_lo, a_hi)
+    return tab, base + v0 - a_lo, jmin, jmax
+
+
 def step_from_pulse(p: np.ndarray, spu: int) -> np.ndarray:
     """``s[m] = sum_(k >= 0) p[m - k spu]``: the response to a step made of unit symbols."""
     n_ui = -(-p.size // spu)
@@ -304,6 +323,16 @@ def step_from_pulse(p: np.ndarray, spu: int) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- simulate
+def _first_tap_range(dfe) -> tuple[float, float]:
+    """The values the DFE's first tap can take: its fixed value, or within its limit."""
+    if dfe.n_taps == 0:
+        return 0.0, 0.0
+    if dfe.taps is not None:
+        return float(dfe.taps[0]), float(dfe.taps[0])
+    lim = float(np.atleast_1d(dfe.tap_limits)[0])
+    return -lim, lim
+
+
 def prepare(
     link,
     *,
@@ -341,8 +370,8 @@ def prepare(
     analog = pl.filtered(raw, front)
     eq = pl.tx_equalised(analog, tx.ffe)
     y = eq.samples
-    if cdr.phase in ("peak", "mm"):
-        m_s = pl.sampling_index(y, spu, cdr.phase)
+    if cdr.phase in ("peak", "mm", "mm-dfe"):
+        m_s = pl.sampling_index(y, spu, cdr.phase, _first_tap_range(rx.dfe))
     else:
         m_s = float(np.argmax(y)) + float(cdr.phase) / eq.dt_s
     # cursors at the sampling phase (linear interpolation on the fine grid)
@@ -358,6 +387,11 @@ def prepare(
     lv = tx.levels
     sym_power = float(np.mean(lv**2))
     tx_sigma = noise.tx_sigma(sym_power)
+    white2 = noise.rx_noise_rms_v**2
+    if noise.tx_model == "cursor":  # 93A-30: the transmitter's noise on the main cursor, at the sampler
+        if noise.tx_snr_db is not None:
+            white2 += (cursors[n_pre_c] * tx.swing_v) ** 2 * 10 ** (-noise.tx_snr_db / 10)
+        tx_sigma = 0.0
     # receiver noise at the ADC
     if noise.rx_noise_psd_v2_per_hz > 0:
         if rx.bandwidth_hz is None:
@@ -365,10 +399,10 @@ def prepare(
         rx_h = pl.front_end(None, rx.bandwidth_hz, rx.filter_order, rx.ctle)
         g, R = shaped_noise_filter(noise.rx_noise_psd_v2_per_hz, baud, rx_h)
         R = R.copy()
-        R[0] += noise.rx_noise_rms_v**2
+        R[0] += white2
     else:
         g = np.zeros(1)
-        R = np.array([noise.rx_noise_rms_v**2])
+        R = np.array([white2])
     # Rx FFE
     if rx.ffe.n_taps == 1 and rx.ffe.taps is None:
         w = np.array([1.0])
@@ -408,6 +442,7 @@ def prepare(
         rx_noise_rms_v=float(np.sqrt(R[0])),
         tx_noise_rms=tx_sigma,
         rx_noise_fir=g,
+        white_noise_rms_v=float(np.sqrt(white2)),
     )
     return link_info, analog
 
@@ -527,35 +562,32 @@ def simulate(
     S, t0 = _table(step, r_lo, r_hi, periodic_tail=spu)
     T0, T1 = _rows(S, spu)
 
-    # ---- crosstalk tables (pulse based: aggressors carry no jitter)
+    # ---- pulse-based sources: the aggressors (no jitter), and with symbol jitter the victim's
+    # own symbols, each moving its equalised pulse (the step-based source then carries only
+    # the transmitter's noise)
     aggs = pl.tx_equalised(analog, tx.ffe).aggressors
-    A = len(aggs)
+    symbol_jitter = jitter.model == "symbol"
     ss = np.random.SeedSequence(seed)
     r_sym, r_txn, r_jit, r_rxn, r_agg = (np.random.default_rng(s) for s in ss.spawn(5))
-    agg_rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(int(r_agg.integers(2**63))).spawn(max(A, 1))]
-    agg_S, agg_pos, agg_jmin, agg_jmax = [], [], [], []
+    agg_rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(int(r_agg.integers(2**63))).spawn(
+        max(len(aggs), 1))]
+    sources = []  # (table, position of the victim's j = 0 sample, jmin, jmax)
+    if symbol_jitter:
+        vlo, vhi = pl.span(lk.pulse.samples, spu, thr) if span_ui is None else (lo, hi)
+        sources.append(_pulse_source(lk.pulse.samples, vlo, vhi, m0 + lo - vlo, v0, shift, spu))
     for a in aggs:
         alo, ahi = pl.span(a.samples, spu, thr) if np.any(a.samples) else (0, 1)
         theta = int(r_agg.integers(spu))  # asynchronous symbol phase (fine samples)
-        base = m0 + lo - alo - theta  # aggressor-window index of the victim's j = 0 sample
-        jmin = int(np.floor((-base - shift - half) / spu)) - 1
-        jmax = int(np.ceil((ahi - alo - base + shift + half) / spu)) + 1
-        a_lo = jmin * spu + base - int(np.ceil(shift)) - half - 2
-        a_hi = jmax * spu + base + int(np.ceil(shift)) + half + 3
-        tab, _ = _table(a.samples[alo:ahi], a_lo, a_hi)
-        agg_S.append(tab)
-        agg_pos.append(base + v0 - a_lo)
-        agg_jmin.append(jmin)
-        agg_jmax.append(jmax)
-    width = max([t.size for t in agg_S], default=2 * spu)
-    agg_S = np.stack([np.pad(t, (0, width - t.size)) for t in agg_S]) if A else np.zeros((0, width))
+        sources.append(_pulse_source(a.samples, alo, ahi, m0 + lo - alo - theta, v0, shift, spu))
+    A = len(sources)
+    width = max([t.size for t, *_ in sources], default=2 * spu)
+    agg_S = np.stack([np.pad(t, (0, width - t.size)) for t, *_ in sources]) if A else np.zeros((0, width))
     rows = [_rows(t, spu) for t in agg_S]
     agg_T0 = np.stack([r[0] for r in rows]) if A else np.zeros((0, spu, 2))
     agg_T1 = np.stack([r[1] for r in rows]) if A else np.zeros((0, spu, 2))
-    agg_jmin = np.array(agg_jmin, dtype=np.int64)
-    agg_jmax = np.array(agg_jmax, dtype=np.int64)
-    agg_i = np.floor(np.array(agg_pos)).astype(np.int64)
-    agg_f = np.array(agg_pos) - agg_i
+    agg_jmin = np.array([src[2] for src in sources], dtype=np.int64)
+    agg_jmax = np.array([src[3] for src in sources], dtype=np.int64)
+    agg_pos = np.array([src[1] for src in sources])
 
     # ---- rolling windows of per-symbol quantities
     c = tx.ffe.coefficients
@@ -595,11 +627,12 @@ def simulate(
     def aggressor_symbols(rg):
         return lambda n: {"lv": levels[_random_symbols(rg, n, M)] * tx.swing_v}
 
-    agg_streams = [_Stream(first, aggressor_symbols(rg)) for rg in agg_rngs[:A]]
+    agg_streams = [_Stream(first, aggressor_symbols(rg)) for rg in agg_rngs[:len(aggs)]]
+    step_levels = np.zeros_like(levels) if symbol_jitter else levels  # the step source: noise only
 
     # ---- receiver noise: white, or shaped by the front end (FIR with carried state)
     gfir = lk.rx_noise_fir
-    white_rms = noise.rx_noise_rms_v
+    white_rms = lk.white_noise_rms_v
     noise_tail = np.zeros(gfir.size - 1)
 
     # ---- state and outputs
@@ -636,13 +669,20 @@ def simulate(
         sent = win["sent"]
         x, a_, b_, ax, bx = (np.empty(sent.size) for _ in range(5))
         idx = np.empty(sent.size, dtype=np.int64)
-        K.prepare_symbols(sent, levels, c, fmain, tx.swing_v, win["txn"], win["eps"], pos_base,
-                          x, a_, b_, ax, bx, idx)
+        eps = win["eps"]
+        K.prepare_symbols(sent, step_levels, c, fmain, tx.swing_v, win["txn"], 0.0 * eps if symbol_jitter else eps,
+                          pos_base, x, a_, b_, ax, bx, idx)
         if A:
-            alv = np.stack([s.window(g0 - HB, g0 + n + HA)["lv"] for s in agg_streams])
-            agg_a = np.ascontiguousarray(alv * (1 - agg_f)[:, None])
-            agg_b = np.ascontiguousarray(alv * agg_f[:, None])
-            agg_idx = np.repeat(agg_i[:, None], x.size, axis=1)
+            alv = [s.window(g0 - HB, g0 + n + HA)["lv"] for s in agg_streams]
+            pos = np.repeat(agg_pos[:, None], x.size, axis=1)
+            if symbol_jitter:  # the victim's symbols, each at its own (jittered) position
+                alv.insert(0, levels[sent] * tx.swing_v)
+                pos[0] -= eps
+            alv = np.stack(alv)
+            agg_idx = np.floor(pos).astype(np.int64)
+            frac = pos - agg_idx
+            agg_a = np.ascontiguousarray(alv * (1 - frac))
+            agg_b = np.ascontiguousarray(alv * frac)
         else:
             agg_a = agg_b = np.zeros((0, x.size))
             agg_idx = np.zeros((0, x.size), dtype=np.int64)

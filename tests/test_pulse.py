@@ -168,3 +168,45 @@ def test_real_file_load_and_pulse_under_a_second():
     elapsed = time.perf_counter() - t0
     assert pr.main_cursor > 0.05
     assert elapsed < 2.0  # about 0.15 s here; generous for a loaded CI machine
+
+
+def test_mueller_muller_points_sit_where_their_residual_is_exactly_zero():
+    """A Gaussian pulse, exp(-((t - t0) / w)^2), sampled on the fine grid: the plain MM point
+    (h(-1) = h(1)) is its peak, and with the first DFE tap held at 0.5 (its limit) the
+    93A-25 point solves h(t - UI) = h(t + UI) - 0.5 h(t), found here by root finding on
+    the closed form; the sampling index lands within the linear interpolation's error."""
+    from scipy.optimize import brentq
+
+    from phy.pulse import sampling_index
+
+    spu, w, t0 = 32, 1.1, 40.3  # in UI
+    t = np.arange(128 * spu) / spu
+
+    def h(x):
+        return np.exp(-(((x - t0) / w) ** 2))
+
+    y = h(t)
+    assert sampling_index(y, spu, "mm") / spu == pytest.approx(t0, abs=1e-6)
+    # h(t0 + 1) / h(t0) = exp(-1/w^2) = 0.44 < 0.5 near the peak, above it earlier: the tap clips
+    root = brentq(lambda x: h(x - 1) - (h(x + 1) - min(0.5, h(x + 1) / h(x)) * h(x)), t0 - 1, t0)
+    got = sampling_index(y, spu, "mm-dfe", dfe_limits=(-0.5, 0.5)) / spu
+    assert got == pytest.approx(root, abs=2e-3)
+    assert got < t0  # the DFE takes the post-cursor: the lock point moves early
+    # with no DFE the two criteria are one
+    assert sampling_index(y, spu, "mm-dfe") == sampling_index(y, spu, "mm")
+
+
+def test_jitter_and_noise_models_are_checked():
+    import phy
+    from phy import ConfigError
+
+    with pytest.raises(ConfigError, match="dd_s .*needs model='symbol'"):
+        phy.Jitter(dd_s=1e-13)
+    with pytest.raises(ConfigError, match="Jitter.model must be 'edge' or 'symbol'"):
+        phy.Jitter(model="clock")
+    with pytest.raises(ConfigError, match="Noise.tx_model must be 'path' or 'cursor'"):
+        phy.Noise(tx_model="rx")
+    with pytest.raises(ConfigError, match="Cdr.phase must be 'peak', 'mm', 'mm-dfe'"):
+        phy.Cdr(phase="late")
+    j = phy.Jitter.com(0.01, 0.02, 53.125e9)
+    assert j.model == "symbol" and j.dd_s == pytest.approx(0.02 / 53.125e9)

@@ -143,11 +143,92 @@ def test_duty_cycle_distortion_moves_alternate_edges_as_the_simulator_does():
     rx = replace(rx, ffe=phy.RxFfe(rx.ffe.n_pre, rx.ffe.n_post))
     d2d = channels.cascade(p.package(ch.f, "tx"), ch, p.package(ch.f, "rx"))
     kw = dict(baud_hz=p.baud_hz, tx=tx, rx=rx, jitter=phy.Jitter(dcd_s=2 * p.a_dd_ui / p.baud_hz),
-              noise=phy.Noise(tx_snr_db=p.snr_tx_db, rx_noise_psd_v2_per_hz=10 * p.eta0_v2_per_hz))
+              noise=phy.Noise(tx_snr_db=p.snr_tx_db, rx_noise_psd_v2_per_hz=18 * p.eta0_v2_per_hz))
     se = phy.statistical_eye(d2d, columns="sampling", **kw)
     assert len(se.parts) == 2
     n = 1_000_000
     sim = phy.simulate(d2d, n, seed=1, **kw)
     starts = sim.detector_errors / sim.burst_model().mean_errors / n
-    assert starts > 2e-4  # enough bursts (hundreds) to compare
-    assert se.ser() == pytest.approx(starts, rel=0.35)
+    assert starts > 4e-4  # enough bursts (hundreds) to compare
+    # (35 % apart before the grid's split variance was taken off the Gaussian; 1 % now)
+    assert se.ser() == pytest.approx(starts, rel=0.15)
+
+
+def test_the_grid_s_splits_add_exactly_the_variance_the_eye_takes_off_its_gaussian():
+    """Splitting each shifted copy between two bins is mean-preserving and adds an
+    independent two-point error per cursor: the PMF's variance is the true one plus
+    :func:`phy.stateye.split_variance` (up to the vanishing mass folded back from beyond
+    three bins of the true support)."""
+    import itertools
+
+    from phy.stateye import split_variance
+
+    rng = np.random.default_rng(4)
+    lv = np.array([-1.0, -1 / 3, 1 / 3, 1.0])
+    for _ in range(5):
+        c = rng.normal(0, 0.05, 6)
+        v = np.linspace(-1, 1, 801)
+        dv = v[1] - v[0]
+        pmf = discrete_pmf(c, lv, v[0], dv, v.size)
+        vals = np.array([np.dot(c, lv[list(mm)]) for mm in itertools.product(range(4), repeat=c.size)])
+        true_var = np.var(vals)
+        got = np.dot(pmf, v**2) - np.dot(pmf, v) ** 2
+        assert got == pytest.approx(true_var + split_variance(c, lv, dv) * dv**2, rel=1e-7)
+
+
+def test_the_error_ratio_does_not_depend_on_the_voltage_grid():
+    """Hundreds of cursors on a 4096-bin grid added as much variance as the noise itself
+    (23 % more errors on a 12 dB chip-to-chip channel than a 16384-bin grid); with the
+    splits' variance taken off the Gaussian the grid no longer matters."""
+    import channels
+    import phy
+
+    ch = channels.cascade(channels.media.connector(), channels.media.twinax(3.0, 26), channels.media.connector())
+    baud = 53.125e9
+    kw = {"baud_hz": baud, "tx": Transmitter(swing_v=0.4), "columns": "sampling",
+          "rx": Receiver(bandwidth_hz=0.6 * baud, ctle=phy.Ctle.ieee_802_3ck(baud, g_dc_db=-9), dfe=Dfe(4)),
+          "noise": Noise(tx_snr_db=30, rx_noise_psd_v2_per_hz=3e-17)}
+    coarse = statistical_eye(ch, n_bins=2048, **kw)
+    fine = statistical_eye(ch, n_bins=16384, **kw)
+    assert coarse.link.cursors.size > 300
+    assert 1e-6 < fine.ser() < 1e-3
+    assert coarse.ser() == pytest.approx(fine.ser(), rel=0.02)
+
+
+_JITTER_KW = {"tx": Transmitter(swing_v=0.5, ffe=__import__("phy").TxFfe.ieee(pre=(-0.05,))), "rx": Receiver(dfe=Dfe(2)),
+              "noise": Noise(rx_noise_rms_v=0.018, tx_snr_db=30), "cdr": __import__("phy").Cdr(phase="mm-dfe")}
+
+
+@pytest.mark.parametrize("jitter", [Jitter(rj_rms_s=0.03 / BAUD, model="symbol"),
+                                    Jitter(rj_rms_s=0.01 / BAUD, dd_s=0.03 / BAUD, model="symbol"),
+                                    Jitter(dd_s=0.02 / BAUD, dcd_s=0.04 / BAUD, model="symbol")])
+def test_symbol_jitter_as_com_models_it_agrees_with_the_simulator(jitter):
+    """802.3 COM's jitter (each symbol's equalised pulse moves: RJ through its slope, A_DD
+    as a dual Dirac per symbol, DCD by parity) in the statistical eye and in the
+    time-domain simulator, sampled on the pulse's rising edge where jitter matters."""
+    from fec.montecarlo import Estimate
+
+    p = pl.from_samples(smooth_pulse([0.02, 0.5, 0.2, 0.05, 0.02], rise_ui=0.8), BAUD, SPU)
+    se = statistical_eye(p, jitter=jitter, columns="sampling", **_JITTER_KW)
+    still = statistical_eye(p, columns="sampling", **_JITTER_KW)
+    r = simulate(p, 10**6, jitter=jitter, seed=5, **_JITTER_KW)
+    starts = Estimate.of(r.n_bursts, r.n_ui, 0.999)
+    assert 1e-3 < se.ser() < 1e-2 and se.ser() > 1.2 * still.ser()  # the jitter counts
+    assert starts.low <= se.ser() <= starts.high, (se.ser(), starts)
+    # edge jitter of the same size is other physics, and the simulator tells them apart
+    if jitter.dd_s == 0 and jitter.dcd_s == 0:
+        edge = statistical_eye(p, jitter=Jitter(rj_rms_s=jitter.rj_rms_s), columns="sampling", **_JITTER_KW)
+        assert not starts.low <= edge.ser() <= starts.high
+
+
+def test_transmitter_noise_on_the_main_cursor_as_93a_30_writes_it():
+    cur = [0.04, 0.5, 0.3, 0.12, 0.05, 0.02]
+    p = pl.from_samples(smooth_pulse(cur), BAUD, SPU)
+    tx = Transmitter(swing_v=0.5)
+    path = statistical_eye(p, tx=tx, noise=Noise(tx_snr_db=25), columns="sampling")
+    cursor = statistical_eye(p, tx=tx, noise=Noise(tx_snr_db=25, tx_model="cursor"), columns="sampling")
+    h0 = cursor.link.h0_v
+    assert cursor.link.white_noise_rms_v == pytest.approx(h0 * 10 ** (-25 / 20), rel=1e-12)
+    assert cursor.sigma_v["rx"] == pytest.approx(h0 * 10 ** (-25 / 20), rel=1e-12)
+    # through the whole pulse the same SNR costs more (the ISI's energy carries noise too)
+    assert path.sigma_v["tx"] > cursor.sigma_v["rx"] * np.sqrt(5 / 9)
