@@ -12,14 +12,21 @@ Subcommands (``linkmodel SUBCOMMAND --help`` for each):
   report, the NVL72 roll-up and decode over it; prints a report and writes plots.
 * ``link SPEC.toml``: evaluate one link described in TOML (the sweep format without
   ``[grid]``/``[zip]``); a table or ``--json``.
-* ``sweep SPEC.toml``: run a sweep (:mod:`phy.sweep`) into a crash-safe store; resumes.
+* ``sweep SPEC.toml``: run a sweep (:mod:`phy.sweep`) into a crash-safe, locked store;
+  resumes; a per-point time limit (``--point-timeout-s``).
 * ``rack SPEC.toml``: a topology roll-up (:mod:`phy.topology`) and its exports.
+
+A bad argument or file exits with status 2 and one line on stderr; Ctrl-C exits with 130
+(a sweep's finished points are kept); a closed stdout (``linkmodel library --json | head``)
+ends the command quietly with status 141, as a shell's SIGPIPE would.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -37,7 +44,14 @@ __all__ = ["channel_report", "main"]
 def _open(target: str, thru: str, aggressors: str | None) -> channels.Channel:
     if target in channels.library.names():
         return channels.library.get(target)
-    if not Path(target).exists():
+    try:
+        exists = Path(target).exists()
+    except (OSError, ValueError) as e:  # a name too long for the OS, a NUL in it
+        from .sweep import _show
+
+        why = e.strerror.lower() if isinstance(e, OSError) and e.strerror else str(e)
+        raise ChannelError(f"{_show(target)}: not a usable path ({why})") from None
+    if not exists:
         raise ChannelError(
             f"{target!r} is neither a built-in channel ({', '.join(channels.library.names())}) nor an existing file"
         )
@@ -315,12 +329,16 @@ def _cmd_sweep(args) -> int:
     n = len(sw.points(spec))
     print(f"sweep {spec.name}: {n} points -> {store}", file=sys.stderr)
     r = sw.run_sweep(spec, store, executor=args.executor, workers=args.workers, scheduler=args.scheduler,
-                     progress=not args.no_progress, retry_failed=args.retry_failed)
+                     point_timeout_s=args.point_timeout_s, progress=not args.no_progress,
+                     retry_failed=args.retry_failed)
     if args.json:
         print(json.dumps(r.to_dict(), indent=2))
-    else:
-        print(f"{r.total} points: {r.skipped} already done, {r.ok} ran, {r.failed} failed, "
-              f"{r.seconds:.1f} s ({r.points_per_second:.2f} points/s); store {r.store}")
+        return 0
+    late = f" ({r.timed_out} past the time limit)" if r.timed_out else ""
+    print(f"{r.total} points: {r.skipped} already done, {r.ok} ran, {r.failed} failed{late}, "
+          f"{r.seconds:.1f} s ({r.points_per_second:.2f} points/s); store {r.store}")
+    for n in r.notes:
+        print(f"note: {n}")
     return 0
 
 
@@ -344,12 +362,12 @@ _RACK = {
 }
 
 
-def _rack_spec(path: str) -> dict:
-    from .sweep import _toml_loads, _where
+def _rack_spec(path) -> dict:
+    """The rack file's settings over the defaults of ``_RACK``; :class:`phy.ConfigError`
+    naming the file, line and key for anything else (a number must be finite and > 0)."""
+    from .sweep import _read_text, _toml_loads, _where
 
-    text = Path(path).read_text() if Path(path).is_file() else None
-    if text is None:
-        raise ConfigError(f"no such spec file {path!r}")
+    path, text = _read_text(path, "rack file")
     try:
         doc = _toml_loads(text)
     except ConfigError as e:
@@ -364,10 +382,11 @@ def _rack_spec(path: str) -> dict:
                 raise ConfigError(f"{_where(path, text, sec, k)}: unknown parameter {full!r}")
             kind = _RACK[full][0]
             ok = (v in kind) if isinstance(kind, tuple) else (
-                not isinstance(v, bool) and isinstance(v, (int, float)) and (kind is float or float(v).is_integer())
-                and v > 0)
+                not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
+                and (kind is float or float(v).is_integer()) and v > 0)
             if not ok:
-                want = ("one of " + ", ".join(kind)) if isinstance(kind, tuple) else f"a positive {kind.__name__}"
+                want = ("one of " + ", ".join(kind)) if isinstance(kind, tuple) else (
+                    f"a finite positive {'number' if kind is float else 'whole number'}")
                 raise ConfigError(f"{_where(path, text, sec, k)} must be {want}, got {v!r}")
             out[full] = v
     return out
@@ -396,21 +415,34 @@ def run_rack(cfg: dict):
     return topo, r, dec
 
 
-def _cmd_rack(args) -> int:
+def _write_exports(d: Path, topo, r) -> None:
+    """The system simulators' files of a roll-up, in folder ``d``."""
     from .topology import export
 
+    files = {
+        "astra_sim_network.yml": lambda: export.astra_sim_network(r),
+        "astra_sim_remote_memory.json": lambda: export.astra_sim_remote_memory(r),
+        "calculon_network.json": lambda: json.dumps(export.calculon_network(r), indent=2),
+        "genz_icn.json": lambda: json.dumps(export.genz_icn(r), indent=2),
+        "llmcompass_link.json": lambda: json.dumps(export.llmcompass_link(r), indent=2),
+        "ns3_topology.txt": lambda: export.ns3_topology(topo, r),
+        "rollup.json": lambda: export.to_json(r),
+    }
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        for name, text in files.items():
+            (d / name).write_text(text())
+    except OSError as e:
+        from .sweep import _show
+
+        raise ConfigError(f"--export {_show(d)}: cannot write there ({(e.strerror or str(e)).lower()})") from None
+
+
+def _cmd_rack(args) -> int:
     cfg = _rack_spec(args.spec)
     topo, r, dec = run_rack(cfg)
     if args.export:
-        d = Path(args.export)
-        d.mkdir(parents=True, exist_ok=True)
-        (d / "astra_sim_network.yml").write_text(export.astra_sim_network(r))
-        (d / "astra_sim_remote_memory.json").write_text(export.astra_sim_remote_memory(r))
-        (d / "calculon_network.json").write_text(json.dumps(export.calculon_network(r), indent=2))
-        (d / "genz_icn.json").write_text(json.dumps(export.genz_icn(r), indent=2))
-        (d / "llmcompass_link.json").write_text(json.dumps(export.llmcompass_link(r), indent=2))
-        (d / "ns3_topology.txt").write_text(export.ns3_topology(topo, r))
-        (d / "rollup.json").write_text(export.to_json(r))
+        _write_exports(Path(args.export), topo, r)
     if args.json:
         d = r.to_dict()
         d["decode_tokens_per_s"] = dec
@@ -469,9 +501,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--store", help="JSON Lines store (default: the spec's name with .jsonl)")
     s.add_argument("--executor", choices=("inline", "processes", "dask"), help="default: the spec's, else processes")
     s.add_argument("--workers", type=int, help="worker processes")
+    s.add_argument("--point-timeout-s", type=float, metavar="S",
+                   help="time limit of one point in seconds (default: the spec's point_timeout_s, else 60)")
     s.add_argument("--scheduler", help="a Dask scheduler address (implies --executor dask)")
     s.add_argument("--no-progress", action="store_true", help="no progress bar")
-    s.add_argument("--retry-failed", action="store_true", help="rerun points whose record is an error")
+    s.add_argument("--retry-failed", action="store_true", help="rerun points whose record is an error or a timeout")
     s.add_argument("--json", action="store_true", help="print the summary as JSON")
     s.set_defaults(func=_cmd_sweep)
     r = sub.add_parser("rack", help="roll up a rack or domain from a TOML file",
@@ -484,13 +518,27 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    """Entry point of the ``linkmodel`` console script."""
+    """Entry point of the ``linkmodel`` console script: the command's status, 2 with one
+    line on stderr for bad input, 130 on Ctrl-C, 141 when stdout is closed early."""
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit as "Exception ignored ..."
+        return code
     except (ChannelError, ConfigError) as exc:
         print(f"linkmodel: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader left (``| head``): nothing more to say. Point stdout at /dev/null so
+        # the interpreter's last flush at exit does not fail again.
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
+    except KeyboardInterrupt:
+        print("linkmodel: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

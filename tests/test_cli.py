@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -51,3 +56,33 @@ def test_every_subcommand_has_help(capsys):
             cli.main(sub)
         assert exc.value.code == 0
     assert "usage" in capsys.readouterr().out
+
+
+def _writer_status_and_stderr(cmd: str, env: dict) -> tuple[str, str]:
+    # the writer's own exit status (PIPESTATUS[0]), whatever the reader did
+    r = subprocess.run(["bash", "-c", f'{cmd} > /dev/null; echo "${{PIPESTATUS[0]}}"'], capture_output=True,
+                       text=True, env=env, timeout=60)
+    return r.stdout.strip(), r.stderr
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash for the pipeline")
+@pytest.mark.parametrize("buffered", [True, False])
+@pytest.mark.parametrize("reader", ["head -c 10", "head -1", "true"])
+def test_a_closed_stdout_ends_the_command_quietly(reader, buffered):
+    # "true" exits before linkmodel has even started writing: every write then fails
+    exe = Path(sys.executable).with_name("linkmodel")
+    if not exe.exists():
+        pytest.skip("the linkmodel console script is not installed beside this Python")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    status, err = _writer_status_and_stderr(f"{exe} library --json | {reader}", env)
+    assert err == ""
+    assert status in ("0", "141")
+
+
+def test_python_dash_m_phy_cli_works_and_ends_quietly_on_a_closed_pipe():
+    status, err = _writer_status_and_stderr(f"{sys.executable} -m phy.cli library --json | true", dict(os.environ))
+    assert err == "" and status in ("0", "141")
+    r = subprocess.run([sys.executable, "-m", "phy.cli", "library"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "twinax_1m_26awg" in r.stdout

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -205,3 +207,253 @@ def test_link_and_rack_commands(tmp_path, capsys):
     bad.write_text('[rack]\nbuilder = "nvl144"\n')
     assert cli.main(["rack", str(bad)]) == 2
     assert "line 2: [rack] builder must be one of" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- runs that survive users
+# Points that misbehave for real inside the worker processes. The hook is a
+# ``sitecustomize`` on the workers' PYTHONPATH (nothing in phy reads it): it wraps
+# phy.evaluate_link so that a point with 3 lanes spins in a Numba kernel (which no signal
+# interrupts), 5 lanes segfaults, and 7 lanes kills its worker with SIGKILL the first
+# time only. Every other point is a real ~0.2 to 1 s preset point.
+HOOK = '''\
+import ctypes
+import os
+
+import numba
+
+import phy.link as _link
+
+_real = _link.evaluate_link
+
+
+@numba.njit
+def _spin(n):
+    x = 1
+    for _ in range(n):
+        x = (x * 1103515245 + 12345) % 2147483648
+    return x
+
+
+def evaluate_link(spec, *args, **kwargs):
+    if spec.lanes == 3:
+        _spin(10**18)
+    if spec.lanes == 5:
+        ctypes.string_at(0)
+    mark = os.environ["LINKMODEL_TEST_MARK"]
+    if spec.lanes == 7 and not os.path.exists(mark):
+        open(mark, "w").close()
+        os.kill(os.getpid(), 9)
+    return _real(spec, *args, **kwargs)
+
+
+_link.evaluate_link = evaluate_link
+'''
+
+LANES = """\
+[sweep]
+chunk = {chunk}
+point_timeout_s = {limit}
+
+[channel]
+kind = "twinax"
+
+[link]
+equalization = "preset"
+
+[grid]
+"link.lanes" = {lanes}
+"""
+
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc; PR_SET_PDEATHSIG")
+
+
+@pytest.fixture
+def misbehaving_points(tmp_path, monkeypatch):
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(HOOK)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(hook), os.environ.get("PYTHONPATH")])))
+    monkeypatch.setenv("LINKMODEL_TEST_MARK", str(tmp_path / "killed_once"))
+
+
+def _lanes_spec(tmp_path, lanes, chunk=8, limit=60) -> Path:
+    p = tmp_path / "lanes.toml"
+    p.write_text(LANES.format(lanes=json.dumps(list(lanes)), chunk=chunk, limit=limit))
+    return p
+
+
+def _state(pid: int) -> str | None:
+    """A process's state letter from /proc (Z: a zombie, which runs no more), or None if gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
+def _workers_of(pid: int) -> list[int]:
+    """Live sweep worker processes whose parent is ``pid``."""
+    out = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat = (d / "stat").read_text().rsplit(")", 1)[1].split()
+            cmd = (d / "cmdline").read_bytes()
+        except (OSError, IndexError):
+            continue
+        if int(stat[1]) == pid and stat[0] != "Z" and b"_serve" in cmd:
+            out.append(int(d.name))
+    return out
+
+
+def _cli_run(spec: Path, store: Path, *extra: str) -> subprocess.Popen:
+    code = (f"from phy.cli import main; main(['sweep', {str(spec)!r}, '--store', {str(store)!r}, "
+            f"'--no-progress', {', '.join(repr(e) for e in extra)}])")
+    path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))  # with the hook, if set
+    return subprocess.Popen([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=path),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _wait_for(cond, proc, seconds=60.0):
+    deadline = time.time() + seconds
+    while time.time() < deadline and proc.poll() is None and not cond():
+        time.sleep(0.05)
+    assert proc.poll() is None, "the sweep ended before the test could act on it"
+    assert cond(), "timed out waiting for the sweep"
+
+
+@linux_only
+def test_killing_the_run_ends_its_workers_and_a_rerun_resumes(tmp_path, misbehaving_points):
+    # chunks [1, 2], [3, 4], [6, 8] on two workers: the one on 3 lanes spins in a Numba
+    # kernel, so the run is surely still going (and one worker is in compiled code) when it is killed
+    p = _lanes_spec(tmp_path, [1, 2, 3, 4, 6, 8], chunk=2)
+    store = tmp_path / "s.jsonl"
+    proc = _cli_run(p, store, "--executor", "processes", "--workers", "2")
+    _wait_for(lambda: store.exists() and len(store.read_text().splitlines()) >= 2 and len(_workers_of(proc.pid)) == 2,
+              proc)
+    workers = _workers_of(proc.pid)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.time() + 10
+    while time.time() < deadline and any(_state(w) not in (None, "Z") for w in workers):
+        time.sleep(0.05)
+    assert all(_state(w) in (None, "Z") for w in workers), "a worker outlived the run that started it"
+    half = sw.read_records(store)
+    assert 2 <= len(half) <= 4 and all(x["status"] == "ok" for x in half.values())
+    # the rerun (in this process, where no point misbehaves) does only what is left
+    r = sw.run_sweep(sw.load_spec(p), store, executor="inline", progress=False)
+    assert (r.skipped, r.ok, r.failed) == (len(half), 6 - len(half), 0)
+    assert any("took over the store's lock" in n and f"pid {proc.pid}" in n for n in r.notes)
+    keys = [json.loads(ln)["key"] for ln in store.read_text().splitlines() if ln.endswith("}")]
+    assert len(keys) == len(set(keys)) == 6
+
+
+def test_a_second_run_on_a_store_is_refused_while_the_first_holds_it(tmp_path, misbehaving_points, capsys):
+    # the first run, inline, spins in a Numba kernel on its first point (3 lanes): it
+    # holds the store until it is killed
+    p = _lanes_spec(tmp_path, [3, 1])
+    store = tmp_path / "s.jsonl"
+    lock = Path(f"{store}.lock")
+    proc = _cli_run(p, store, "--executor", "inline")
+    try:
+        _wait_for(lambda: lock.exists() and lock.read_text().strip(), proc)
+        owner = rf"pid {proc.pid} on host {re.escape(socket.gethostname())}, started "
+        with pytest.raises(ConfigError, match=rf"s\.jsonl' is being written by another sweep \({owner}"):
+            sw.run_sweep(sw.load_spec(p), store, executor="inline", progress=False)
+        assert cli.main(["sweep", str(p), "--store", str(store), "--no-progress"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err[-1].startswith("linkmodel: error: store ") and f"pid {proc.pid}" in err[-1]
+        assert proc.poll() is None, "the first run must be unharmed"
+    finally:
+        proc.kill()
+        proc.wait()
+    # its lock died with it: the next run (in this process, no hook) takes it over at once
+    r = sw.run_sweep(sw.load_spec(p), store, executor="inline", progress=False)
+    assert (r.skipped, r.ok, r.failed) == (0, 2, 0)
+    assert any("took over the store's lock" in n and f"pid {proc.pid}" in n for n in r.notes)
+    assert lock.read_text() == ""  # a clean end leaves the lock file empty
+
+
+def test_a_worker_that_dies_costs_its_point_one_retry(tmp_path, misbehaving_points, capfd):
+    # two chunks on two workers: [1, 5] and [7, 2]; 5 segfaults every time, 7 is killed once
+    p = _lanes_spec(tmp_path, [1, 5, 7, 2], chunk=2)
+    store = tmp_path / "s.jsonl"
+    r = sw.run_sweep(sw.load_spec(p), store, executor="processes", workers=2, progress=False)
+    assert (r.ok, r.failed, r.retried, r.timed_out) == (3, 1, 1, 0)
+    recs = {x["params"]["link.lanes"]: x for x in sw.read_records(store).values()}
+    assert recs[5]["status"] == "error"
+    assert recs[5]["error"].startswith("worker died: killed by signal 11 (SIGSEGV) while running this point, after")
+    assert "not retried again" in recs[5]["error"]
+    assert recs[7]["status"] == "ok"
+    assert recs[7]["retried"].startswith("worker died: killed by signal 9 (SIGKILL) while running this point")
+    assert all(recs[n]["status"] == "ok" and "retried" not in recs[n] for n in (1, 2))
+    assert any("ran again in a fresh worker" in n for n in r.notes)
+    assert "Traceback" not in capfd.readouterr().err
+    if sys.platform.startswith("linux"):
+        assert _workers_of(os.getpid()) == []
+
+
+def test_a_point_stuck_in_compiled_code_times_out_and_the_sweep_goes_on(tmp_path, misbehaving_points):
+    # one chunk on one worker: the point with 3 lanes spins in a Numba kernel; the worker
+    # is killed at the limit and a fresh one runs the other two points
+    p = _lanes_spec(tmp_path, [3, 1, 2], limit=4)
+    store = tmp_path / "s.jsonl"
+    t = time.perf_counter()
+    r = sw.run_sweep(sw.load_spec(p), store, executor="processes", workers=1, progress=False)
+    assert time.perf_counter() - t < 20
+    assert (r.ok, r.failed, r.timed_out) == (2, 1, 1)
+    recs = {x["params"]["link.lanes"]: x for x in sw.read_records(store).values()}
+    late = recs[3]
+    assert late["status"] == "timeout" and late["timeout_s"] == 4
+    assert late["error"].startswith("no result within the time limit of 4 s (point_timeout_s)")
+    assert 4 <= late["seconds"] < 8
+    assert recs[1]["status"] == recs[2]["status"] == "ok"
+    assert any("past the time limit of 4 s" in n for n in r.notes)
+    if sys.platform.startswith("linux"):
+        assert _workers_of(os.getpid()) == []
+    # retry_failed (--retry-failed) runs the timed-out point again (here in this process, unhooked)
+    r2 = sw.run_sweep(sw.load_spec(p), store, executor="inline", progress=False, retry_failed=True)
+    assert (r2.skipped, r2.ok) == (2, 1)
+
+
+def test_inline_time_limit_is_an_alarm_between_python_bytecodes(tmp_path, monkeypatch):
+    real = phy.link.evaluate_link
+
+    def slow(spec, *a, **k):
+        if spec.lanes == 3:
+            time.sleep(30)  # Python code: the alarm gets in (a Numba kernel would run to its end first)
+        return real(spec, *a, **k)
+
+    monkeypatch.setattr(phy.link, "evaluate_link", slow)
+    p = _lanes_spec(tmp_path, [3, 1], limit=60)
+    before = signal.getsignal(signal.SIGALRM)
+    t = time.perf_counter()
+    r = sw.run_sweep(sw.load_spec(p), tmp_path / "s.jsonl", executor="inline", progress=False, point_timeout_s=1)
+    assert time.perf_counter() - t < 10
+    assert (r.ok, r.timed_out) == (1, 1)
+    late = next(x for x in sw.read_records(tmp_path / "s.jsonl").values() if x["params"]["link.lanes"] == 3)
+    assert late["status"] == "timeout" and late["timeout_s"] == 1 and "the point was interrupted" in late["error"]
+    assert signal.getsignal(signal.SIGALRM) is before and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_dask_workers_enforce_the_time_limit_and_retry_a_dead_worker(tmp_path, misbehaving_points):
+    pytest.importorskip("distributed")
+    p = _lanes_spec(tmp_path, [3, 7, 1], chunk=1, limit=4)
+    store = tmp_path / "s.jsonl"
+    r = sw.run_sweep(sw.load_spec(p), store, executor="dask", workers=1, progress=False)
+    recs = {x["params"]["link.lanes"]: x for x in sw.read_records(store).values()}
+    assert recs[3]["status"] == "timeout" and recs[3]["timeout_s"] == 4
+    assert recs[7]["status"] == "ok" and "SIGKILL" in recs[7]["retried"]
+    assert recs[1]["status"] == "ok"
+    assert (r.ok, r.failed, r.timed_out, r.retried) == (2, 1, 1, 1)
+
+
+def test_a_fresh_store_has_nothing_already_done_and_a_point_twice_is_refused(tmp_path, capsys):
+    p = _spec(tmp_path, lengths=(0.5,))
+    assert cli.main(["sweep", str(p), "--store", str(tmp_path / "s.jsonl"), "--executor", "inline",
+                     "--no-progress"]) == 0
+    assert "2 points: 0 already done, 2 ran, 0 failed" in capsys.readouterr().out
+    twice = sw.SweepSpec("twice", {"link.equalization": "preset"}, {"link.fec": ["KP4", "KP4"]}, {})
+    with pytest.raises(ConfigError, match=r"sweep 'twice': the point \{.*'link.fec': 'KP4'\} appears twice"):
+        sw.run_sweep(twice, tmp_path / "t.jsonl", executor="inline", progress=False)
+    assert not (tmp_path / "t.jsonl").exists()
