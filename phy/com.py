@@ -46,7 +46,7 @@ from . import _kernels as _k
 from ._validate import number
 from .equalizers import Ctle, solve_ffe_dfe
 from .errors import ConfigError
-from .stateye import convolve_centred, discrete_pmf, gauss_convolve
+from .stateye import convolve_centred, discrete_pmf, gauss_convolve, split_variance
 
 __all__ = ["ComParams", "MarginResult", "channel_margin"]
 
@@ -309,18 +309,24 @@ def _terminated_transfer(ch: channels.Channel, f: np.ndarray, p: ComParams, near
     return resample_response(chain.f, h, f, chain.delay_s, chain.loss_trend_db)
 
 
-def _pmf_quantile(values_list, lv, sigma, der0, ystep):
+def _pmf_quantile(values_list, lv, sigma, der0, ystep, max_bins: int = 1 << 16):
     """``A_ni``: minus the ``der0`` quantile of the sum of the discrete terms and a Gaussian
-    (the statistical eye's distribution machinery on a grid of step ``ystep``)."""
-    support = sum(np.abs(v).sum() for v in values_list) + 10 * sigma + 2 * ystep
+    (the statistical eye's distribution machinery on a grid of step ``ystep``, made
+    coarser when the interference would need more than ``max_bins``: a closed eye's ISI
+    spans thousands of ``A_s``; the grid's split variance is taken off the Gaussian)."""
+    support = sum(np.abs(v).sum() for v in values_list) + 10 * sigma
+    ystep = max(ystep, 2 * support / max_bins)
+    support += 2 * ystep
     n = 2 * int(np.ceil(support / ystep)) + 1  # odd: 0 V is the middle point
     y = (np.arange(n) - n // 2) * ystep
     pmf = np.zeros(n)
     pmf[n // 2] = 1.0
+    split = 0.0
     for v in values_list:
         if v.size:
             pmf = convolve_centred(pmf, discrete_pmf(v, lv, y[0], ystep, n))
-    cdf = np.cumsum(gauss_convolve(pmf, sigma / ystep))
+            split += split_variance(v, lv, ystep)
+    cdf = np.cumsum(gauss_convolve(pmf, np.sqrt(max(sigma**2 / ystep**2 - split, 0.0))))
     cdf /= cdf[-1]
     return -float(y[int(np.searchsorted(cdf, der0))])
 
