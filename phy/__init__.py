@@ -22,7 +22,7 @@ from fec import _numba_setup  # noqa: F401  (first: a cache folder for the kerne
 from . import signals
 from .com import ComParams, MarginResult, channel_margin
 from .equalizers import Ctle, Dfe, RxFfe, TxFfe
-from .errors import ConfigError
+from .errors import CdrLockWarning, ConfigError
 from .eye import EyeDiagram, Waveform
 from .link import (
     DEFAULT_TARGET_BER, Framing, LinkReport, LinkSearch, LinkSpec, OpticalClass, PathElement, Retry,
@@ -48,6 +48,7 @@ __all__ = [
     "evaluate_link",
     "search_link",
     "Cdr",
+    "CdrLockWarning",
     "ComParams",
     "ConfigError",
     "Ctle",

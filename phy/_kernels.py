@@ -22,11 +22,12 @@ import numpy as np
 from numba import njit
 
 # int64 state vector
-I_PREV, I_LASTERR, I_BSTART, I_BERRS, I_NREC, I_NCOUNT, I_SYMERR, I_DATAERR, I_BITERR, I_NBURST, I_NWAVE = range(11)
-N_ISTATE = 11
+I_PREV, I_LASTERR, I_BSTART, I_BERRS, I_NREC, I_NCOUNT, I_SYMERR, I_DATAERR, I_BITERR, I_NBURST, I_NWAVE, I_UNLOCK = (
+    range(12))
+N_ISTATE = 12
 # float64 state vector
-F_PHASE, F_INTEG, F_PREVYF, F_PREVA, F_PHSUM, F_PHSQ, F_LASTRAW = range(7)
-N_FSTATE = 7
+F_PHASE, F_INTEG, F_PREVYF, F_PREVA, F_PHSUM, F_PHSQ, F_LASTRAW, F_PHMIN, F_PHMAX = range(9)
+N_FSTATE = 9
 CROSS_SUB = 8  # crossing-time bins per eye column
 
 
@@ -147,7 +148,7 @@ def run_chunk(
     agg_a, agg_b, agg_idx, agg_S, agg_T0, agg_T1, agg_jmin, agg_jmax,
     rxn,
     ffe, fpre, dfe, gap,
-    cdr_kind, kp, ki, h0, phase_lim,
+    cdr_kind, kp, ki, h0, phase_lim, lock_bound,
     warmup, eye_on, P, vlo, vstep, eye, col_err, cross,
     wave_raw, wave_z, wave_meta,
     err_pos, err_val, burst_hist,
@@ -158,7 +159,8 @@ def run_chunk(
     Per-symbol arrays are local: global symbol ``g`` sits at ``g - g0 + hist``. Results
     accumulate in ``eye``, ``col_err`` (errors per eye column), ``cross`` (zero crossings
     of the ADC input by time offset, ``CROSS_SUB`` bins per column), ``wave_*``, ``err_*``,
-    ``burst_hist`` and the state vectors; nothing is returned.
+    ``burst_hist`` and the state vectors (the CDR phase's extremes, and the first counted
+    UI whose phase is beyond ``lock_bound`` fine samples); nothing is returned.
     """
     nt = ffe.size
     nd = dfe.size
@@ -283,6 +285,10 @@ def run_chunk(
                 ph = fstate[F_PHASE]
                 fstate[F_PHSUM] += ph
                 fstate[F_PHSQ] += ph * ph
+                fstate[F_PHMIN] = min(fstate[F_PHMIN], ph)
+                fstate[F_PHMAX] = max(fstate[F_PHMAX], ph)
+                if istate[I_UNLOCK] < 0 and abs(ph) > lock_bound:  # the loop left the eye it locked to
+                    istate[I_UNLOCK] = gdec
                 # ---- eye, bathtub, waveform
                 if want:
                     for p in range(P):

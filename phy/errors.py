@@ -1,5 +1,12 @@
-"""The one exception type of ``phy``."""
+"""The one exception type of ``phy``, and its warnings."""
 
 
 class ConfigError(ValueError):
     """A configuration value is invalid (negative rate, taps that do not fit, ...)."""
+
+
+class CdrLockWarning(UserWarning):
+    """A simulated clock recovery lost lock: its phase left the eye it started on (it moved
+    more than ``Cdr.lock_bound_ui``), so the run's error ratio describes a receiver that
+    slipped, not the link; :attr:`phy.SimulationResult.cdr_locked` is False and the error
+    ratios are reported as NaN (the counts are kept)."""

@@ -148,6 +148,10 @@ class Cdr:
         of detector output (the integral path accumulates ``ki_ui`` per update).
     phase_limit_ui : float
         The loop's phase is held within +- this from its start.
+    lock_bound_ui : float
+        A loop whose phase moves further than this from its start (after the warm-up) has
+        left the eye it locked to: the run reports the loss of lock (default half a UI, where
+        the sampler reaches the eye's crossing).
     update_ui : int
         The loop updates its phase every UI, and the sampler takes it every ``update_ui``
         UIs, rounded to the simulation's fine grid (``UI / samples_per_ui``): a decimated
@@ -159,6 +163,7 @@ class Cdr:
     kp_ui: float = 2.0**-7
     ki_ui: float = 2.0**-15
     phase_limit_ui: float = 1.0
+    lock_bound_ui: float = 0.5
     update_ui: int = 32
 
     def __post_init__(self):
@@ -173,6 +178,7 @@ class Cdr:
         number(self.kp_ui, "Cdr.kp_ui", nonneg=True, hi=0.5)
         number(self.ki_ui, "Cdr.ki_ui", nonneg=True, hi=0.5)
         number(self.phase_limit_ui, "Cdr.phase_limit_ui", positive=True, hi=16)
+        number(self.lock_bound_ui, "Cdr.lock_bound_ui", positive=True, hi=16)
         integer(self.update_ui, "Cdr.update_ui", 1, 4096)
 
     @property
@@ -181,4 +187,4 @@ class Cdr:
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "phase": self.phase, "kp_ui": self.kp_ui, "ki_ui": self.ki_ui,
-                "phase_limit_ui": self.phase_limit_ui, "update_ui": self.update_ui}
+                "phase_limit_ui": self.phase_limit_ui, "lock_bound_ui": self.lock_bound_ui, "update_ui": self.update_ui}

@@ -23,6 +23,7 @@ What one UI does, in order:
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -37,7 +38,7 @@ from . import pulse as pl
 from . import signals
 from ._validate import integer, number
 from .equalizers import solve_ffe_dfe
-from .errors import ConfigError
+from .errors import CdrLockWarning, ConfigError
 from .eye import EyeDiagram, Waveform
 from .noise import Jitter, Noise, shaped_noise_filter
 from .serdes import Cdr, Receiver, Transmitter
@@ -140,6 +141,14 @@ class SimulationResult:
         Mean and rms of the CDR phase (relative to the starting phase) over the counted UIs.
     link : Link
     config : dict
+    cdr_locked : bool or None
+        Whether the clock recovery stayed within ``Cdr.lock_bound_ui`` of its start (None
+        for a fixed phase). When it did not, ``ber`` and ``ser`` hold NaN (the counts are
+        kept) and a :class:`phy.errors.CdrLockWarning` says so.
+    cdr_phase_min_s, cdr_phase_max_s : float
+        The CDR phase's extremes over the counted UIs (s, from its start).
+    cdr_unlocked_at_ui : int or None
+        The first counted UI beyond the lock bound.
     """
 
     n_ui: int
@@ -160,6 +169,10 @@ class SimulationResult:
     cdr_phase_rms_s: float
     link: Link
     config: dict = field(default_factory=dict)
+    cdr_locked: bool | None = None
+    cdr_phase_min_s: float = 0.0
+    cdr_phase_max_s: float = 0.0
+    cdr_unlocked_at_ui: int | None = None
 
     @property
     def bits_per_symbol(self) -> int:
@@ -207,6 +220,10 @@ class SimulationResult:
             "burst_span_counts": self.burst_span_counts.tolist(),
             "cdr_phase_mean_s": self.cdr_phase_mean_s,
             "cdr_phase_rms_s": self.cdr_phase_rms_s,
+            "cdr_locked": self.cdr_locked,
+            "cdr_phase_min_s": self.cdr_phase_min_s,
+            "cdr_phase_max_s": self.cdr_phase_max_s,
+            "cdr_unlocked_at_ui": self.cdr_unlocked_at_ui,
             "eye": None if self.eye is None else self.eye.to_dict(),
             "link": self.link.to_dict(),
             "config": self.config,
@@ -643,6 +660,8 @@ def simulate(
     fstate = np.zeros(K.N_FSTATE)
     istate = np.zeros(K.N_ISTATE, dtype=np.int64)
     istate[K.I_LASTERR] = -1
+    istate[K.I_UNLOCK] = -1
+    lock_bound = cdr.lock_bound_ui * spu if cdr.kind != "fixed" else np.inf
     eye_hist = np.zeros((P, eye_bins), dtype=np.int64)
     col_err = np.zeros(P, dtype=np.int64)
     cross = np.zeros(P * K.CROSS_SUB, dtype=np.int64)
@@ -706,7 +725,7 @@ def simulate(
             agg_a, agg_b, agg_idx, agg_S, agg_T0, agg_T1, agg_jmin, agg_jmax,
             rxn,
             lk.rx_ffe, fpre, dfe_v, gap,
-            cdr.code, cdr.kp_ui, cdr.ki_ui, lk.h0_v, float(phase_lim),
+            cdr.code, cdr.kp_ui, cdr.ki_ui, lk.h0_v, float(phase_lim), float(lock_bound),
             warmup, eye, P, vlo, vstep, eye_hist, col_err, cross,
             wave_raw, wave_z, wave_meta,
             err_pos, err_val, burst_hist,
@@ -737,14 +756,29 @@ def simulate(
         "tx": tx.to_dict(), "rx": rx.to_dict(), "noise": noise.to_dict(), "jitter": jitter.to_dict(),
         "cdr": cdr.to_dict(), "span_ui": [-jpre, jpost], "burst_gap_ui": gap, "aggressors": A,
     }
+    ber = Estimate.of(int(istate[K.I_BITERR]), counted * bps)
+    ser = Estimate.of(int(istate[K.I_DATAERR]), counted)
+    locked, lost_at = None, None
+    if cdr.kind != "fixed":
+        locked = bool(istate[K.I_UNLOCK] < 0)
+        if not locked:
+            lost_at = int(istate[K.I_UNLOCK])
+            swing = max(abs(fstate[K.F_PHMIN]), abs(fstate[K.F_PHMAX])) / spu
+            warnings.warn(CdrLockWarning(
+                f"the {cdr.kind} clock recovery lost lock: its phase moved {swing:.2f} UI from where it started "
+                f"(bound {cdr.lock_bound_ui:g} UI), first at UI {lost_at}; the symbol error ratio of this run "
+                f"({ser.value:.3g}) is that of a receiver that slipped, not of the link: it is reported as NaN. "
+                "Lower the loop gains (kp_ui, ki_ui), or compare with a fixed phase"), stacklevel=2)
+            ber = Estimate(ber.count, ber.trials, float("nan"), float("nan"), float("nan"))
+            ser = Estimate(ser.count, ser.trials, float("nan"), float("nan"), float("nan"))
     return SimulationResult(
         n_ui=counted,
         modulation=tx.modulation,
         symbol_errors=int(istate[K.I_DATAERR]),
         detector_errors=int(istate[K.I_SYMERR]),
         bit_errors=int(istate[K.I_BITERR]),
-        ber=Estimate.of(int(istate[K.I_BITERR]), counted * bps),
-        ser=Estimate.of(int(istate[K.I_DATAERR]), counted),
+        ber=ber,
+        ser=ser,
         error_ui=err_pos[:nrec].copy(),
         error_levels=err_val[:nrec].copy(),
         errors_truncated=bool(istate[K.I_SYMERR] > nrec),
@@ -756,4 +790,8 @@ def simulate(
         cdr_phase_rms_s=float(ph_rms * dt),
         link=lk,
         config=config,
+        cdr_locked=locked,
+        cdr_phase_min_s=float(fstate[K.F_PHMIN] * dt),
+        cdr_phase_max_s=float(fstate[K.F_PHMAX] * dt),
+        cdr_unlocked_at_ui=lost_at,
     )

@@ -234,6 +234,34 @@ def test_cdr_locks_from_an_offset(kind):
     assert r.symbol_errors == 0
 
 
+def test_a_cdr_that_slips_a_whole_ui_is_reported_as_lost_not_as_an_error_ratio():
+    """Heavy noise drives the Mueller-Muller loop a whole UI away (the issue: a symbol error
+    ratio of 0.7 where the fixed phase gives 3e-2): the run says the CDR lost lock, when,
+    and reports NaN ratios instead of a meaningless one; the counts stay."""
+    import channels
+    import phy
+
+    ch = channels.library.get("chip_to_module")
+    baud = 106.25e9
+    kw = {"baud_hz": baud, "tx": Transmitter("pam4", swing_v=0.4, ffe=phy.TxFfe.ieee(pre=(-0.1,))),
+          "rx": Receiver(bandwidth_hz=0.75 * baud, ctle=phy.Ctle.ieee_802_3ck(baud, g_dc_db=-10), dfe=Dfe(4)),
+          "seed": 2}
+    noisy = Noise(tx_snr_db=33, rx_noise_rms_v=0.010)
+    fixed = simulate(ch, 200_000, noise=noisy, cdr=Cdr("fixed", phase="mm"), **kw)
+    assert fixed.cdr_locked is None and 1e-3 < fixed.ser.value < 0.1
+    with pytest.warns(phy.CdrLockWarning, match=r"lost lock: its phase moved 1.00 UI .*bound 0.5 UI.*reported as NaN"):
+        slipped = simulate(ch, 200_000, noise=noisy, cdr=Cdr("mm", phase="mm"), **kw)
+    assert slipped.cdr_locked is False and slipped.cdr_unlocked_at_ui is not None
+    assert np.isnan(slipped.ser.value) and np.isnan(slipped.ber.value)
+    assert slipped.symbol_errors > 0.3 * slipped.n_ui  # what actually happened is kept
+    assert max(abs(slipped.cdr_phase_min_s), abs(slipped.cdr_phase_max_s)) * baud > 0.5
+    assert slipped.to_dict()["cdr_locked"] is False
+    # with less noise the same loop holds its eye and its error ratio is the link's
+    calm = simulate(ch, 200_000, noise=Noise(tx_snr_db=33, rx_noise_rms_v=0.006), cdr=Cdr("mm", phase="mm"), **kw)
+    assert calm.cdr_locked is True and np.isfinite(calm.ser.value)
+    assert max(abs(calm.cdr_phase_min_s), abs(calm.cdr_phase_max_s)) * baud < 0.5
+
+
 # --------------------------------------------------------------------------- engineering
 def test_chunking_and_seed_give_identical_results():
     y = smooth_pulse([0.05, 0.5, 0.3, 0.1])
