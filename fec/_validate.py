@@ -38,3 +38,12 @@ def integer(x, name: str, lo: int | None = None) -> int:
     if lo is not None and x < lo:
         raise FecError(f"{name} must be an integer >= {lo}, got {x!r}")
     return int(x)
+
+
+def seed(x, name: str = "seed") -> int | None:
+    """A random seed: None (fresh entropy) or an integer >= 0 (numpy's ``SeedSequence``)."""
+    if x is None:
+        return None
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) or x < 0:
+        raise FecError(f"{name} must be a whole number >= 0 or None, got {x!r}")
+    return int(x)

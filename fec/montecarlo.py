@@ -140,7 +140,7 @@ def random_stream(code: RSCode, ber: float, n_codewords: int, seed: int = 0, int
     """Independent bit errors at ``ber`` on the lane, through the decoder."""
     sizes = list(_chunks(code, n_codewords, interleave, chunk))
     ber = check.probability(ber, "ber")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check.seed(seed))
     tally = _Tally(code)
     for nc in sizes:
         nbits = nc * code.n * code.m
@@ -167,7 +167,7 @@ def burst_stream(code: RSCode, model: BurstModel, n_codewords: int, der: float |
     else:
         rate = check.probability(der, "der") / model.mean_errors
     bpu = bits_per_ui(model.modulation)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check.seed(seed))
     lengths = np.array([len(p) for p in model.patterns])
     cum = np.cumsum(model.probabilities)
     tally = _Tally(code)

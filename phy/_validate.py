@@ -38,6 +38,15 @@ def integer(value, name: str, lo: int | None = None, hi: int | None = None) -> i
     return int(value)
 
 
+def seed(value, name: str = "seed") -> int | None:
+    """A random seed: None (fresh entropy) or an integer >= 0 (numpy's ``SeedSequence``)."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ConfigError(f"{name} must be a whole number >= 0 or None, got {value!r}")
+    return int(value)
+
+
 def finite_vector(values, name: str, allow_scalar: bool = False) -> np.ndarray:
     """``values`` as a non-empty 1-D array of finite floats."""
     try:

@@ -37,6 +37,7 @@ from . import _kernels as K
 from . import pulse as pl
 from . import signals
 from ._validate import integer, number
+from ._validate import seed as check_seed
 from .equalizers import solve_ffe_dfe
 from .errors import CdrLockWarning, ConfigError
 from .eye import EyeDiagram, Waveform
@@ -584,7 +585,7 @@ def simulate(
     # the transmitter's noise)
     aggs = pl.tx_equalised(analog, tx.ffe).aggressors
     symbol_jitter = jitter.model == "symbol"
-    ss = np.random.SeedSequence(seed)
+    ss = np.random.SeedSequence(check_seed(seed))
     r_sym, r_txn, r_jit, r_rxn, r_agg = (np.random.default_rng(s) for s in ss.spawn(5))
     agg_rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(int(r_agg.integers(2**63))).spawn(
         max(len(aggs), 1))]

@@ -243,3 +243,19 @@ def test_an_export_folder_that_cannot_be_written(tmp_path, capsys):
     assert cli.main(["rack", str(r), "--export", str(blocker / "sub")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--export" in err and "cannot write there (not a directory)" in err
+
+
+# ----------------------------------------------------------------------------- seeds
+@pytest.mark.parametrize("seed", ["abc", -1, 1.5, True, [1, "x"]])
+def test_a_seed_that_is_not_a_whole_number(seed):
+    import channels
+    import fec
+    import phy
+
+    with pytest.raises(ConfigError, match=r"^seed must be a whole number >= 0 or None, got ") as exc:
+        phy.simulate(channels.library.get("cpo_short"), 1000, baud_hz=53.125e9, seed=seed)
+    _one_line(exc)
+    with pytest.raises(fec.FecError, match=r"^seed must be a whole number >= 0 or None, got "):
+        fec.montecarlo.random_stream(fec.KP4, 1e-4, 10, seed=seed)
+    with pytest.raises(fec.FecError, match=r"^seed must be a whole number >= 0 or None, got "):
+        fec.montecarlo.burst_stream(fec.KP4, fec.BurstModel.geometric(), 10, der=1e-4, seed=seed)
