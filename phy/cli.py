@@ -47,7 +47,7 @@ def _open(target: str, thru: str, aggressors: str | None) -> channels.Channel:
     try:
         exists = Path(target).exists()
     except (OSError, ValueError) as e:  # a name too long for the OS, a NUL in it
-        from .sweep import _show
+        from .sweep.spec import _show
 
         why = e.strerror.lower() if isinstance(e, OSError) and e.strerror else str(e)
         raise ChannelError(f"{_show(target)}: not a usable path ({why})") from None
@@ -365,7 +365,7 @@ _RACK = {
 def _rack_spec(path) -> dict:
     """The rack file's settings over the defaults of ``_RACK``; :class:`phy.ConfigError`
     naming the file, line and key for anything else (a number must be finite and > 0)."""
-    from .sweep import _read_text, _toml_loads, _where
+    from .sweep.spec import _read_text, _toml_loads, _where
 
     path, text = _read_text(path, "rack file")
     try:
@@ -394,7 +394,7 @@ def _rack_spec(path) -> dict:
 
 def run_rack(cfg: dict):
     from . import topology as tp
-    from .sweep import _preset_serdes
+    from .sweep.point import _preset_serdes
 
     rate = float(cfg["link.lane_rate_gbps"]) * 1e9
     sd = _preset_serdes(rate / 2, "pam4") if cfg["link.equalization"] == "preset" else None
@@ -433,7 +433,7 @@ def _write_exports(d: Path, topo, r) -> None:
         for name, text in files.items():
             (d / name).write_text(text())
     except OSError as e:
-        from .sweep import _show
+        from .sweep.spec import _show
 
         raise ConfigError(f"--export {_show(d)}: cannot write there ({(e.strerror or str(e)).lower()})") from None
 

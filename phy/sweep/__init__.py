@@ -1,0 +1,83 @@
+"""Batch sweeps over channels and link choices that survive crashes and scale out on Dask.
+
+A sweep is a TOML file: fixed parameters in ``[channel]``, ``[optics]`` and ``[link]``,
+and the values to sweep in ``[grid]`` (every combination) and ``[zip]`` (lists walked
+together, all of one length), keyed ``"section.name"``::
+
+    [sweep]
+    name = "twinax_reach"
+    executor = "processes"      # "inline", "processes" (default) or "dask"
+    workers = 2
+    point_timeout_s = 60        # the time limit of one point (s)
+
+    [channel]
+    kind = "twinax"             # twinax, stripline, library, touchstone (or none with [optics])
+    awg = 26
+
+    [link]
+    lane_rate_gbps = 212.5
+    equalization = "preset"     # "com" (COM proposes, the statistical eye decides) or "preset"
+
+    [grid]
+    "channel.length_m" = [0.5, 1.0, 1.5, 2.0]
+    "link.fec" = ["KP4", "KR4", "LL272", "none"]
+
+Every point runs :func:`phy.evaluate_link` and yields one flat row: its inputs and the
+link report's figures. Rows go to an append-only JSON Lines store, one record per point
+keyed by a hash of the point, written and fsynced as each finishes; a rerun skips the
+points already recorded, so a sweep killed at any moment loses at most the points in
+flight and never records one twice. A grid value or zip row given twice is refused
+before work starts. :func:`load` reads a store as a ``pandas.DataFrame``.
+
+What a run survives:
+
+* a point that fails records status ``"error"`` and its message, and the sweep goes on;
+* a point past its time limit (``point_timeout_s``) records status ``"timeout"`` and the
+  limit: in a process pool (and in each Dask worker) the worker running it is killed,
+  even inside a Numba kernel or a C call, and replaced; the rest of its chunk runs on;
+* a worker that dies (killed, out of memory, a segfault) costs only the point it was
+  running: that point and the rest of its chunk run again in a fresh worker, and if the
+  point kills its worker a second time it records ``"error"`` with ``worker died: ...``;
+* a second run on the same store is refused at once, naming the run that holds it (an
+  OS lock beside the store, which dies with its holder: a killed run never blocks);
+* the death of the run itself (even ``kill -9``) ends its workers (Linux).
+
+Executors share one interface: ``inline`` (this process), ``processes`` (worker
+processes of this run) and ``dask`` (``distributed``: a scheduler address, or a local
+cluster). Points that share a channel travel together in chunks, so each worker builds
+and equalises a channel once for all the FEC and framing choices on it.
+
+The package: :mod:`phy.sweep.spec` (the schema, files, points and their keys),
+:mod:`phy.sweep.point` (one point's link and record), :mod:`phy.sweep.store` (the locked
+JSON Lines store), :mod:`phy.sweep.workers` (worker processes, inline, Dask) and
+:mod:`phy.sweep.runner` (:func:`run_sweep`).
+"""
+
+from .point import evaluate_point, link_spec
+from .runner import SweepResult, run_sweep
+from .spec import (
+    DEFAULT_POINT_TIMEOUT_S,
+    SCHEMA,
+    SweepSpec,
+    load_spec,
+    parse_spec,
+    point_key,
+    points,
+)
+from .store import load, read_records
+
+__all__ = [
+    "DEFAULT_POINT_TIMEOUT_S",
+    "SCHEMA",
+    "SweepResult",
+    "SweepSpec",
+    "evaluate_point",
+    "link_spec",
+    "load",
+    "load_spec",
+    "parse_spec",
+    "point_key",
+    "points",
+    "read_records",
+    "run_sweep",
+]

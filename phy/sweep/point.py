@@ -1,0 +1,111 @@
+"""One point of a sweep: its channel or optics, its :class:`phy.LinkSpec`, and its record
+(:func:`phy.evaluate_link` flattened into one row)."""
+
+from __future__ import annotations
+
+import time
+from functools import lru_cache
+from pathlib import Path
+
+from .spec import _CHANNEL_KEYS, _get, _medium_of, point_key
+
+
+@lru_cache(maxsize=32)
+def _channel(key: tuple, root: str):
+    import channels
+    from channels import media
+
+    p = dict(zip(_CHANNEL_KEYS, key))
+    kind = p["channel.kind"]
+    L = p["channel.length_m"]
+    if kind == "twinax":
+        parts = [media.twinax(L, p["channel.awg"])]
+    elif kind == "stripline":
+        parts = [media.stripline(L)]
+    elif kind == "library":
+        return channels.library.get(p["channel.name"])
+    else:
+        f = Path(p["channel.file"])
+        return channels.load(f if f.is_absolute() else Path(root) / f, thru=p["channel.thru"])
+    if p["channel.connectors"]:
+        parts = [media.connector(), *parts, media.connector()]
+    return media.cascade(*parts).renamed(f"{kind}_{L:g}m")
+
+
+@lru_cache(maxsize=32)
+def _optics(kind: str, length_m: float, baud_hz: float, rin):
+    from dataclasses import replace
+
+    from ..link import OpticalClass
+
+    oc = {"dsp": OpticalClass.dsp_pluggable, "lpo": OpticalClass.lpo, "cpo": OpticalClass.cpo}[kind](
+        length_m=length_m, baud_hz=baud_hz)
+    if rin is not None:
+        oc = replace(oc, path=replace(oc.path, tx=replace(oc.path.tx, rin_db_per_hz=rin)))
+    return oc
+
+
+def _preset_serdes(baud_hz: float, modulation: str):
+    """A fixed equalisation for fast sweeps: no Tx FFE, a 0.58-baud Butterworth front end,
+    a 16-tap MMSE Rx FFE (5 pre) and one DFE tap: the 802.3dj KR receiver's structure."""
+    from ..equalizers import Dfe, RxFfe
+    from ..link import Serdes
+    from ..serdes import Receiver, Transmitter
+
+    return Serdes(tx=Transmitter(modulation, swing_v=0.413, level_mismatch=0.95 if modulation == "pam4" else 1.0),
+                  rx=Receiver(bandwidth_hz=0.58 * baud_hz, ffe=RxFfe(5, 10), dfe=Dfe(1)), name="preset")
+
+
+def link_spec(p: dict):
+    """The :class:`phy.LinkSpec` of a point."""
+    from ..link import LinkSpec, PathElement, Retry, Serdes
+
+    mod = _get(p, "link.modulation")
+    rate = float(_get(p, "link.lane_rate_gbps")) * 1e9
+    baud = rate / (2 if mod == "pam4" else 1)
+    serdes = _preset_serdes(baud, mod) if _get(p, "link.equalization") == "preset" else Serdes()
+    fec = _get(p, "link.fec")
+    kw = {"lanes": int(_get(p, "link.lanes")), "lane_rate_bps": rate, "modulation": mod, "serdes": serdes,
+              "fec": None if fec == "none" else fec, "interleave": int(_get(p, "link.interleave")) if fec != "none" else 1,
+              "precoding": bool(_get(p, "link.precoding")), "retry": Retry() if _get(p, "link.retry") else None,
+              "target_ber": float(_get(p, "link.target_ber")),
+              "path": (PathElement.switch_port(),) * int(_get(p, "link.switch_ports"))}
+    if _medium_of(p) == "optics":
+        oc = _optics(_get(p, "optics.kind"), float(_get(p, "optics.length_m")), baud, _get(p, "optics.rin_db_per_hz"))
+        return LinkSpec(optics=oc, **kw)
+    key = tuple(_get(p, k) for k in _CHANNEL_KEYS)
+    return LinkSpec(channel=_channel(key, p.get("_root", ".")), **kw)
+
+
+def _flat(r) -> dict:
+    row = {
+        "passes": r.passes, "reasons": "; ".join(r.reasons), "pre_fec_ber": r.pre_fec_ber,
+        "post_fec_ber": r.post_fec_ber, "margin_db": r.margin_db, "required_der": r.required_der,
+        "codeword_error_ratio": r.codeword_error_ratio, "frame_loss_ratio": r.frame_loss_ratio,
+        "usable_gbps": r.usable_bandwidth_bps / 1e9, "payload_gbps": r.rate_chain["payload_bps"] / 1e9,
+        "latency_ns": r.latency_s * 1e9, "energy_pj_per_bit": r.energy_j_per_bit * 1e12, "power_w": r.power_w,
+        "equalization": r.segments[0].equalisation, "com_db": r.segments[0].com_db,
+    }
+    for k, v in r.latency_breakdown_s.items():
+        row[f"latency_{k}_ns"] = v * 1e9
+    return row
+
+
+def evaluate_point(p: dict) -> dict:
+    """One point's record: ``key``, ``params``, ``status`` (``"ok"`` or ``"error"``),
+    ``row`` (the flat figures) or ``error``, and ``seconds``."""
+    from ..link import evaluate_link
+
+    t = time.perf_counter()
+    params = {k: v for k, v in p.items() if not k.startswith("_")}
+    rec = {"key": point_key(p), "params": params}
+    try:
+        rec["row"] = _flat(evaluate_link(link_spec(p)))
+        rec["status"] = "ok"
+    except Exception as e:  # noqa: BLE001 - any failure of a point is recorded and the sweep goes on
+        rec["status"] = "error"
+        rec["error"] = f"{type(e).__name__}: {e}"
+    rec["seconds"] = time.perf_counter() - t
+    return rec
+
+

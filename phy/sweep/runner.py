@@ -1,0 +1,197 @@
+"""Running a sweep: the points not yet in the store, in chunks by medium, through an
+executor, recorded as they end."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+
+from ..errors import ConfigError
+from .spec import _CHANNEL_KEYS, _SWEEP_KEYS, SweepSpec, _get, point_key, points
+from .store import _Store, read_records
+from .workers import _executor
+
+
+# ----------------------------------------------------------------------------- runner
+@dataclass
+class SweepResult:
+    """What a run did: points in the sweep, found already done in the store (``skipped``),
+    run now (``ok``, and ``failed``: errors and timeouts), of those past the time limit
+    (``timed_out``) and run again after their worker died (``retried``), seconds (s),
+    the store, and notes."""
+
+    total: int
+    skipped: int
+    ok: int
+    failed: int
+    seconds: float
+    store: str
+    notes: list = field(default_factory=list)
+    timed_out: int = 0
+    retried: int = 0
+
+    @property
+    def points_per_second(self) -> float:
+        return (self.ok + self.failed) / self.seconds if self.seconds > 0 else 0.0
+
+    def to_dict(self) -> dict:
+        return {"total": self.total, "skipped": self.skipped, "ok": self.ok, "failed": self.failed,
+                "timed_out": self.timed_out, "retried": self.retried, "seconds": self.seconds,
+                "points_per_second": self.points_per_second, "store": self.store, "notes": list(self.notes)}
+
+    def _count(self, rec: dict) -> None:
+        self.ok += rec["status"] == "ok"
+        self.failed += rec["status"] != "ok"
+        self.timed_out += rec["status"] == "timeout"
+        self.retried += bool(rec.get("retried"))
+
+
+class _Progress:
+    def __init__(self, total: int, stream, enabled: bool):
+        self.total, self.stream, self.enabled = total, stream, enabled
+        self.done = 0
+        self.t0 = time.perf_counter()
+
+    def update(self, n: int) -> None:
+        self.done += n
+        if not self.enabled:
+            return
+        dt = time.perf_counter() - self.t0
+        rate = self.done / dt if dt > 0 else 0.0
+        left = (self.total - self.done) / rate if rate > 0 else float("nan")
+        w = 30
+        fill = int(w * self.done / max(self.total, 1))
+        self.stream.write(f"\r[{'#' * fill}{'.' * (w - fill)}] {self.done}/{self.total} "
+                          f"{rate:.2f} points/s, {left:.0f} s left ")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _chunks(todo: list[dict], size: int) -> list[list[dict]]:
+    """Points grouped by medium (channel or optics and the rate), then cut into chunks."""
+    def medium(p):
+        return json.dumps([_get(p, k) for k in (*_CHANNEL_KEYS, "optics.kind", "optics.length_m",
+                                                "link.lane_rate_gbps", "link.modulation", "link.equalization")],
+                          default=str)
+
+    groups: dict = {}
+    for p in todo:
+        groups.setdefault(medium(p), []).append(p)
+    out = []
+    for g in groups.values():
+        for i in range(0, len(g), size):
+            out.append(g[i:i + size])
+    return out
+
+
+def _options(spec: SweepSpec, executor, workers, scheduler, point_timeout_s) -> tuple:
+    """The run's executor, workers, scheduler and time limit (s): the arguments, else the spec's."""
+    if not isinstance(spec, SweepSpec):
+        raise ConfigError(f"run_sweep needs a SweepSpec, got {type(spec).__name__}")
+    kind = executor or spec.executor
+    nw = workers if workers is not None else spec.workers
+    sched = scheduler or spec.scheduler
+    limit = point_timeout_s if point_timeout_s is not None else spec.point_timeout_s
+    for name, v in (("executor", kind), ("workers", nw), ("scheduler", sched), ("point_timeout_s", limit)):
+        bad = None if v is None else _SWEEP_KEYS[name](v)
+        if bad:
+            raise ConfigError(f"run_sweep {name} must be {bad}, got {v!r}")
+    return ("dask" if sched else kind), nw, sched, float(limit)
+
+
+def _by_key(spec: SweepSpec) -> dict:
+    """The sweep's points by key. A point that appears twice is refused (a spec built by
+    hand can have one; :func:`parse_spec` refuses it naming the file's line)."""
+    out: dict = {}
+    for p in points(spec):
+        k = point_key(p)
+        if k in out:
+            params = {a: b for a, b in p.items() if not a.startswith("_")}
+            raise ConfigError(f"sweep {spec.name!r}: the point {params} appears twice; give each grid value and "
+                              "zip row once")
+        out[k] = p
+    return out
+
+
+def run_sweep(spec: SweepSpec, store, *, executor: str | None = None, workers: int | None = None,
+              scheduler: str | None = None, point_timeout_s: float | None = None, progress: bool = True,
+              retry_failed: bool = False, stream=None) -> SweepResult:
+    """Run the points of ``spec`` not yet in ``store`` and append their records as they finish.
+
+    Parameters
+    ----------
+    spec : SweepSpec
+        The sweep (:func:`load_spec`).
+    store : str or os.PathLike
+        The JSON Lines store. The run holds it under a lock (``<store>.lock``): a second
+        run on it raises :class:`phy.ConfigError` at once, naming the run that holds it.
+    executor, workers, scheduler : optional
+        ``"inline"``, ``"processes"`` or ``"dask"``, the worker count and a Dask scheduler
+        address; default the spec's (a scheduler implies Dask).
+    point_timeout_s : float, optional
+        The time limit of one point (s); default the spec's ``[sweep] point_timeout_s``,
+        else :data:`DEFAULT_POINT_TIMEOUT_S` = 60 s. A point normally takes 0.2 to 3 s,
+        :func:`phy.evaluate_link` is bounded at about 10 s on any accepted input, and the
+        first point of a fresh worker adds a few seconds (Numba's cached kernels load, or
+        compile when the cache is cold: about 2 s here); two or three times slower on a
+        machine running more workers than cores still ends well inside 60 s. Past that a
+        point is stuck, and 60 s bounds what one stuck point costs. Processes and Dask
+        enforce it by killing the worker; ``inline`` by SIGALRM, which waits for a Numba
+        kernel or C call to return (see :class:`_Inline`).
+    progress, stream : optional
+        A progress bar on ``stream`` (default ``sys.stderr``).
+    retry_failed : bool
+        Also rerun points recorded as ``"error"`` or ``"timeout"``.
+
+    Returns
+    -------
+    SweepResult
+        ``skipped`` counts only points found in the store; ``notes`` say what went wrong
+        and what the run did about it (a lock taken over, timeouts, worker deaths).
+    """
+    kind, nw, sched, limit = _options(spec, executor, workers, scheduler, point_timeout_s)
+    allp = _by_key(spec)
+    st = _Store(store)
+    try:
+        done = read_records(store)
+        keep = {k for k, r in done.items() if r.get("status") == "ok" or not retry_failed}
+        todo = [p for k, p in allp.items() if k not in keep]
+        res = SweepResult(len(allp), len(allp) - len(todo), 0, 0, 0.0, str(store))
+        if st.stale:
+            res.notes.append(f"took over the store's lock from a run that ended without releasing it ({st.stale}); "
+                             "its finished points are kept")
+        if todo:
+            _execute(_executor(kind, nw, sched, limit), _chunks(todo, spec.chunk), st, res,
+                     _Progress(len(todo), stream or sys.stderr, progress))
+    finally:
+        st.close()
+    if res.timed_out:
+        res.notes.append(f"{res.timed_out} point(s) ran past the time limit of {limit:g} s: status 'timeout' "
+                         "(rerun with retry_failed and a longer point_timeout_s to try them again)")
+    if res.retried:
+        res.notes.append(f"{res.retried} point(s) ran again in a fresh worker after their worker died "
+                         "(their records say how, under 'retried')")
+    return res
+
+
+def _execute(ex, chunks: list[list[dict]], st: _Store, res: SweepResult, bar: _Progress) -> None:
+    """Run the chunks on an executor, appending and counting each record as it comes."""
+    t0 = time.perf_counter()
+    clean = False
+    try:
+        for rec in ex.run(chunks):
+            st.append(rec)
+            res._count(rec)
+            bar.update(1)
+        clean = True
+    finally:
+        bar.close()
+        ex.close(kill=not clean)
+        res.notes.extend(ex.notes)
+        res.seconds = time.perf_counter() - t0
