@@ -35,15 +35,16 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+for _p in (REPO, REPO / "benchmarks"):
+    if str(_p) not in sys.path:
+        sys.path.insert(0, str(_p))
 
+from bench_link import _pin, twinax  # noqa: I001 (one core, pinned; 26 AWG twinax between connectors)
 from scipy import stats
 
 import channels
 import fec
 import phy
-from channels import media as m
 from fec.montecarlo import Estimate
 from phy.link import COM_CHOICE, segments
 
@@ -53,17 +54,6 @@ CK = ["C2C_PCB_SYSVIA_12dB_thru.s4p", "CA_19p75dB_thru.s4p", "DPO_4in_Meg7_THRU.
 #: DPO_4in at 106.25 Gb/s, COM's CTLE without its Tx FFE, sampled at the peak: the candidate
 #: whose SER of 0.26 hung the roll-up (its first six DFE taps)
 TAPS = [0.405, 0.202, 0.084, 0.062, 0.022, 0.018]
-
-
-def _pin() -> None:
-    try:
-        os.sched_setaffinity(0, {0})
-    except (AttributeError, OSError):
-        pass
-
-
-def twinax(length_m: float) -> channels.Channel:
-    return m.cascade(m.connector(), m.twinax(length_m, 26), m.connector()).renamed(f"twinax_{length_m:g}m")
 
 
 class _Stop(Exception):
