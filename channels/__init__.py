@@ -14,9 +14,10 @@ from . import grid, library, media, optical, quality
 from .channel import Channel, ILDResult, cascade
 from .errors import ChannelError, ChannelQualityWarning, TouchstoneWarning
 from .grid import GridInfo
+from .ports import PORT_ORDERS, PortOrder, detect_port_order
 from .quality import QualityReport
 from .response import PulseResponse, StepResponse
-from .touchstone import PORT_ORDERS, PortOrder, detect_port_order, load, read_network
+from .touchstone import load, read_network
 
 __all__ = [
     "Channel",

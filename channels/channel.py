@@ -21,10 +21,16 @@ import skrf as rf
 
 from . import _validate as check
 from .errors import ChannelError
-from .grid import GridInfo, estimate_delay, fit_loss_trend, resample_response, uniform_frequencies
+from .grid import (
+    GridInfo,
+    estimate_delay,
+    fit_loss_trend,
+    resample_response,
+    uniform_frequencies,
+)
+from .ports import PortOrder, detect_port_order, port_order
 from .quality import QualityReport, check_quality, enforce_passivity
 from .response import PulseResponse, StepResponse, check_filters, filter_response
-from .touchstone import PortOrder, detect_port_order, port_order
 
 __all__ = ["Channel", "ILDResult", "cascade"]
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import channels
 from channels import media
-from channels.touchstone import PORT_ORDERS, pairs_from_names
+from channels.ports import PORT_ORDERS, pairs_from_names
 
 from conftest import shared_file
 
