@@ -1,7 +1,7 @@
 """COM side by side with PyChOpMarg: same channels, same parameters, same search space.
 
 For each 802.3ck channel in ``../shared/channels/ieee802.3ck`` (a through file with its
-crosstalk siblings), this runs ``phy.com.channel_margin`` and, in a separate venv,
+crosstalk siblings), this runs ``phy.channel_margin`` and, in a separate venv,
 PyChOpMarg (``peer_pychopmarg.py``, PRZF mode, no Rx FFE, one process) with the
 ``ck-kr`` parameter set, over the same equaliser search space, and prints both COM
 values, their difference, both run times and the speed ratio. Then it times our full
@@ -40,7 +40,7 @@ if str(REPO) not in sys.path:
 import numpy as np
 
 import channels
-from phy.com import ComParams, channel_margin
+from phy.engines.com import ComParams, channel_margin
 
 SHARED = REPO.parent / "shared" / "channels" / "ieee802.3ck"
 SETS = {

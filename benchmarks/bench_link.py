@@ -137,7 +137,7 @@ def speed() -> dict:
     def fresh(fn):
         # phy.link remembers equalised segments per channel object; time a new medium
         def run():
-            phy.link._EYES.clear()
+            phy.link.equalise._EYES.clear()
             return fn()
         return run
 

@@ -48,11 +48,10 @@ import numpy as np
 from scipy import stats
 
 import channels
-import phy.pulse as pl
-from phy.equalizers import Ctle, Dfe, TxFfe
-from phy.noise import Jitter, Noise
-from phy.serdes import Receiver, Transmitter
-from phy.timesim import simulate
+import phy.serdes.pulse as pl
+from phy.engines import simulate
+from phy.serdes import Jitter, Noise, Receiver, Transmitter
+from phy.serdes.equalizers import Ctle, Dfe, TxFfe
 
 BAUD = 106.25e9
 TARGET_SLICER = 10e6  # UI/s counting errors at the slicer

@@ -1,6 +1,16 @@
-"""linkmodel ``phy``: the SerDes simulator, link roll-up, topology and the command line.
+"""linkmodel ``phy``: the SerDes, its three engines, the link roll-up, the topology and the
+applications, one package per stage, the imports flowing one way:
 
-The time-domain simulator (:func:`simulate`) takes a :class:`channels.Channel` or a
+* :mod:`phy.serdes`: what a SerDes is (signals, equalisers, noise and jitter, transmitter,
+  receiver, clock recovery, the front end) and the prepared link
+  (:func:`phy.serdes.prepare_link`), the one input of the engines;
+* :mod:`phy.engines`: the time-domain simulator (:func:`simulate`), the statistical eye
+  (:func:`statistical_eye`) and COM (:func:`channel_margin`);
+* :mod:`phy.link`: the link roll-up (:func:`evaluate_link`, :func:`search_link`);
+* :mod:`phy.topology`: racks and domains built from those links;
+* :mod:`phy.sweep` and :mod:`phy.cli`: batch sweeps and the ``linkmodel`` command.
+
+The time-domain simulator takes a :class:`channels.Channel` or a
 :class:`channels.PulseResponse` and a SerDes described by :class:`Transmitter`,
 :class:`Receiver`, :class:`Noise`, :class:`Jitter` and :class:`Cdr`::
 
@@ -10,28 +20,22 @@ The time-domain simulator (:func:`simulate`) takes a :class:`channels.Channel` o
     r = phy.simulate(ch, 10**6, baud_hz=106.25e9, tx=phy.Transmitter(ffe=phy.TxFfe.ieee(pre=(-0.1,))),
                      rx=rx, noise=phy.Noise(tx_snr_db=33, rx_noise_psd_v2_per_hz=8.2e-18), eye=True, seed=1)
     r.ber, r.eye.heights_v(), r.burst_model()
-
-Modules: :mod:`phy.signals` (PRBS, PAM4 patterns, precoder), :mod:`phy.equalizers`,
-:mod:`phy.noise`, :mod:`phy.pulse`, :mod:`phy.serdes`, :mod:`phy.timesim`, :mod:`phy.eye`,
-:mod:`phy.stateye` (:func:`statistical_eye`), :mod:`phy.com` (:func:`channel_margin`, COM).
-The link roll-up is :mod:`phy.link` (:func:`evaluate_link`, :func:`search_link`); the
-topology stage arrives with its own issue.
 """
 
 from fec import _numba_setup  # noqa: F401  (first: a cache folder for the kernels, read-only installs too)
-from . import signals
-from .com import ComParams, MarginResult, channel_margin
-from .equalizers import Ctle, Dfe, RxFfe, TxFfe
+
+from .engines import (
+    ComParams, EyeDiagram, MarginResult, SimulationResult, StatEye, Waveform, channel_margin, simulate,
+    statistical_eye,
+)
 from .errors import CdrLockWarning, ConfigError
-from .eye import EyeDiagram, Waveform
 from .link import (
     DEFAULT_TARGET_BER, Framing, LinkReport, LinkSearch, LinkSpec, OpticalClass, PathElement, Retry,
     Segment, SegmentReport, Serdes, evaluate_link, search_link,
 )
-from .noise import Jitter, Noise
-from .serdes import Cdr, Receiver, Transmitter
-from .stateye import StatEye, statistical_eye
-from .timesim import Link, SimulationResult, simulate
+from .serdes import (
+    Cdr, Ctle, Dfe, Jitter, Noise, PreparedLink, Receiver, RxFfe, Transmitter, TxFfe, prepare_link, signals,
+)
 
 __all__ = [
     "DEFAULT_TARGET_BER",
@@ -55,7 +59,7 @@ __all__ = [
     "Dfe",
     "EyeDiagram",
     "Jitter",
-    "Link",
+    "PreparedLink",
     "MarginResult",
     "Noise",
     "Receiver",
@@ -66,6 +70,7 @@ __all__ = [
     "TxFfe",
     "Waveform",
     "channel_margin",
+    "prepare_link",
     "signals",
     "simulate",
     "statistical_eye",

@@ -191,7 +191,7 @@ def run_demo(out: Path | None = None, n_ui: int = 200_000, plots: bool = True) -
     """The demo's figures (and plots in ``out``): the same library calls a user would make."""
     from . import link as lk
     from . import topology as tp
-    from .timesim import simulate
+    from .engines import simulate
 
     ch = channels.library.get("twinax_1m_26awg")
     spec = lk.LinkSpec(channel=ch, lanes=2, lane_rate_bps=212.5e9, fec="KP4", name="demo: 2 x 212.5G over 1 m twinax")
@@ -235,7 +235,7 @@ def _demo_plots(out: Path, sim, seg, rep, rr) -> list[str]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .stateye import statistical_eye
+    from .engines import statistical_eye
 
     out.mkdir(parents=True, exist_ok=True)
     files = []

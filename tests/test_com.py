@@ -6,7 +6,8 @@ from scipy import stats
 
 from channels import Channel, media
 from phy import ConfigError
-from phy.com import ComParams, _pmf_quantile, channel_margin
+from phy.engines.com import ComParams, channel_margin
+from phy.engines.com.margin import _pmf_quantile
 
 F = np.linspace(0, 60e9, 601)
 
@@ -129,7 +130,7 @@ def test_full_ck_grid_size():
 
 def test_result_drives_the_simulator(short_and_long):
     """The chosen equalisation, simulated on the same channel: the eye is open."""
-    from phy.stateye import statistical_eye
+    from phy.engines import statistical_eye
 
     _, short, _ = short_and_long
     tx, rx = short.serdes()

@@ -78,7 +78,7 @@ CHILD = textwrap.dedent(
     assert (bits[:127] == bits[127:]).all() and int(bits[:127].sum()) == 64  # an m-sequence
 
     from fec import _kernels as fk
-    from phy import _kernels as pk
+    from phy.serdes import _kernels as pk
 
     hits = sum(sum(k.stats.cache_hits.values()) for k in (fk.encode_batch, fk.decode_batch, pk.lfsr_bits))
     print("state", fec._numba_setup.state, fec._numba_setup.cache_dir)

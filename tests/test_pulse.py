@@ -177,7 +177,7 @@ def test_mueller_muller_points_sit_where_their_residual_is_exactly_zero():
     the closed form; the sampling index lands within the linear interpolation's error."""
     from scipy.optimize import brentq
 
-    from phy.pulse import sampling_index
+    from phy.serdes.pulse import sampling_index
 
     spu, w, t0 = 32, 1.1, 40.3  # in UI
     t = np.arange(128 * spu) / spu

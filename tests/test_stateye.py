@@ -5,12 +5,11 @@ import pytest
 from scipy import stats
 from test_timesim import BAUD, SPU, rect_pulse, smooth_pulse
 
-import phy.pulse as pl
-from phy.equalizers import Dfe
-from phy.noise import Jitter, Noise
-from phy.serdes import Receiver, Transmitter
-from phy.stateye import discrete_pmf, statistical_eye
-from phy.timesim import simulate
+import phy.serdes.pulse as pl
+from phy.engines import simulate, statistical_eye
+from phy.engines.pmf import discrete_pmf
+from phy.serdes import Jitter, Noise, Receiver, Transmitter
+from phy.serdes.equalizers import Dfe
 
 
 def test_discrete_pmf_matches_enumeration():
@@ -157,11 +156,11 @@ def test_duty_cycle_distortion_moves_alternate_edges_as_the_simulator_does():
 def test_the_grid_s_splits_add_exactly_the_variance_the_eye_takes_off_its_gaussian():
     """Splitting each shifted copy between two bins is mean-preserving and adds an
     independent two-point error per cursor: the PMF's variance is the true one plus
-    :func:`phy.stateye.split_variance` (up to the vanishing mass folded back from beyond
+    :func:`phy.engines.pmf.split_variance` (up to the vanishing mass folded back from beyond
     three bins of the true support)."""
     import itertools
 
-    from phy.stateye import split_variance
+    from phy.engines.pmf import split_variance
 
     rng = np.random.default_rng(4)
     lv = np.array([-1.0, -1 / 3, 1 / 3, 1.0])

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import channels
 import phy
 from phy import ConfigError, cli
 from phy import sweep as sw
@@ -172,7 +173,7 @@ def test_every_subcommand_has_help(sub, capsys):
 def test_demo_numbers_are_the_library_calls(capsys):
     assert cli.main(["demo", "--no-plots", "--json", "--n-ui", "20000"]) == 0
     d = json.loads(capsys.readouterr().out)
-    spec = phy.LinkSpec(channel=phy.link.channels.library.get("twinax_1m_26awg"), lanes=2, lane_rate_bps=212.5e9)
+    spec = phy.LinkSpec(channel=channels.library.get("twinax_1m_26awg"), lanes=2, lane_rate_bps=212.5e9)
     rep = phy.evaluate_link(spec)
     assert d["link"]["latency_s"] == pytest.approx(rep.latency_s, rel=1e-12)
     assert d["link"]["post_fec_ber"] == pytest.approx(rep.post_fec_ber, rel=1e-9, abs=1e-300)

@@ -1,6 +1,6 @@
 """The time-domain simulator against closed forms and a plain-numpy reference.
 
-Channels here are synthetic pulses with compact support (``phy.pulse.from_samples``), so
+Channels here are synthetic pulses with compact support (``phy.serdes.pulse.from_samples``), so
 nothing is trimmed and the reference convolution sees the same pulse as the kernel.
 """
 
@@ -9,12 +9,11 @@ import pytest
 from scipy import special, stats
 
 import fec
-import phy.pulse as pl
+import phy.serdes.pulse as pl
 from phy import ConfigError
-from phy.equalizers import Ctle, Dfe, RxFfe, TxFfe
-from phy.noise import Jitter, Noise
-from phy.serdes import Cdr, Receiver, Transmitter
-from phy.timesim import simulate
+from phy.engines import simulate
+from phy.serdes import Cdr, Jitter, Noise, Receiver, Transmitter
+from phy.serdes.equalizers import Ctle, Dfe, RxFfe, TxFfe
 
 BAUD = 53.125e9
 SPU = 32
@@ -371,7 +370,7 @@ def test_pulse_shorter_than_the_dfe_is_refused():
 def test_plots_draw():
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
-    from phy.eye import plot_pulse
+    from phy.serdes.pulse import plot_pulse
 
     r = simulate(pl.from_samples(smooth_pulse([0.1, 0.6, 0.2]), BAUD, SPU), 5000, eye=True, waveform_ui=20,
                  noise=Noise(rx_noise_rms_v=0.01), seed=1)
@@ -429,7 +428,7 @@ def test_memory_does_not_grow_with_the_run():
 
 def test_shaped_noise_filter_reproduces_the_autocorrelation():
     """The FIR's autocorrelation equals the sampled noise's, R[k] = eta_0 int |H|^2 cos(2 pi f k T) df."""
-    from phy.noise import shaped_noise_filter
+    from phy.serdes.noise import shaped_noise_filter
 
     h = pl.front_end(None, 0.75 * BAUD, 4, Ctle.ieee_802_3ck(BAUD, -10))
     g, R = shaped_noise_filter(8.2e-18, BAUD, h)

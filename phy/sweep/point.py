@@ -48,7 +48,7 @@ def _optics(kind: str, length_m: float, baud_hz: float, rin):
 def _preset_serdes(baud_hz: float, modulation: str):
     """A fixed equalisation for fast sweeps: no Tx FFE, a 0.58-baud Butterworth front end,
     a 16-tap MMSE Rx FFE (5 pre) and one DFE tap: the 802.3dj KR receiver's structure."""
-    from ..equalizers import Dfe, RxFfe
+    from ..serdes import Dfe, RxFfe
     from ..link import Serdes
     from ..serdes import Receiver, Transmitter
 

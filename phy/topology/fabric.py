@@ -215,7 +215,7 @@ class TopologyReport:
         return collective_time_s(kind, size_bytes, p or self.n_accelerators, self.alpha_s, self.accel_bandwidth_bps)
 
     def to_dict(self) -> dict:
-        from ..link import _plain
+        from ..link.report import _plain
 
         d = {k: getattr(self, k) for k in self.__dataclass_fields__}
         d["accelerator"] = self.accelerator.to_dict()

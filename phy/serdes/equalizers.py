@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from ._validate import finite_vector, number
-from .errors import ConfigError
+from .._validate import finite_vector, number
+from ..errors import ConfigError
 
 __all__ = ["Ctle", "Dfe", "RxFfe", "TxFfe", "solve_ffe_dfe"]
 

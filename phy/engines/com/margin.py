@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
@@ -42,157 +42,14 @@ from channels import media
 from channels.grid import resample_response
 from channels.response import rx_butterworth, tx_rise_filter
 
+from ..._validate import number
+from ...errors import ConfigError
+from ...serdes import Cdr, Ctle, Dfe, Receiver, RxFfe, Transmitter, TxFfe, solve_ffe_dfe
+from ..pmf import convolve_centred, discrete_pmf, gauss_convolve, split_variance
 from . import _kernels as _k
-from ._validate import number
-from .equalizers import Ctle, solve_ffe_dfe
-from .errors import ConfigError
-from .stateye import convolve_centred, discrete_pmf, gauss_convolve, split_variance
+from .params import ComParams
 
-__all__ = ["ComParams", "MarginResult", "channel_margin"]
-
-
-# ----------------------------------------------------------------------------- parameters
-@dataclass(frozen=True)
-class ComParams:
-    """A COM parameter set (SI units; grids as tuples).
-
-    Tx FFE grids are the values each tap takes, ``c(-3), c(-2), c(-1), c(1)``; ``c(0) = 1 -
-    sum|c|`` must stay at or above ``c0_min``. With an Rx FFE (``rx_ffe_pre``,
-    ``rx_ffe_post`` taps) the ``mmse_candidates`` best settings by the FOM without it are
-    re-ranked with MMSE Rx FFE taps (see :func:`channel_margin`). CTLE frequencies are multiples of the baud
-    rate. Package capacitances are per leg (F), lengths in m, ``gamma0`` per m, ``a1`` in
-    sqrt(ns)/mm and ``a2``, ``tau`` in ns/mm as 93A writes them.
-    """
-
-    name: str
-    baud_hz: float
-    levels: int = 4
-    der0: float = 1e-4
-    t_r_s: float = 8e-12
-    r_lm: float = 0.95
-    a_v: float = 0.413
-    a_fe: float = 0.413
-    a_ne: float = 0.608
-    snr_tx_db: float = 33.0
-    eta0_v2_per_hz: float = 8.2e-18
-    sigma_rj_ui: float = 0.01
-    a_dd_ui: float = 0.02
-    f_r: float = 0.75
-    ctle_fz: float = 1 / 2.5
-    ctle_fp1: float = 1 / 2.5
-    ctle_fp2: float = 1.0
-    ctle_flf: float = 1 / 80
-    g_dc_db: tuple = tuple(float(-g) for g in range(21))
-    g_dc2_db: tuple = tuple(float(-g) for g in range(7))
-    c_m3: tuple = (0.0,)
-    c_m2: tuple = (0.0,)
-    c_m1: tuple = (0.0,)
-    c_p1: tuple = (0.0,)
-    c0_min: float = 0.5
-    dfe_max: tuple = (1.0,)
-    dfe_min: tuple = (-1.0,)
-    r_0: float = 50.0
-    r_d: float = 50.0
-    c_d_f: tuple = (1.2e-13,)
-    l_s_h: tuple = (0.0,)
-    c_b_f: float = 0.0
-    c_p_f: float = 0.87e-13
-    z_c_ohm: tuple = (87.5,)
-    z_p_tx_m: tuple = (12e-3,)
-    z_p_rx_m: tuple = (12e-3,)
-    z_p_next_m: tuple = (12e-3,)
-    gamma0_per_mm: float = 5e-4
-    a1: float = 8.9e-4
-    a2: float = 2e-4
-    tau_ns_per_mm: float = 6.141e-3
-    samples_per_ui: int = 32
-    rx_ffe_pre: int = 0
-    rx_ffe_post: int = 0
-    mmse_candidates: int = 24
-    source: str = ""
-
-    @property
-    def n_tx_settings(self) -> int:
-        return len(self._tx_grid())
-
-    @property
-    def n_ctle_settings(self) -> int:
-        return len(self.g_dc_db) * len(self.g_dc2_db)
-
-    def _tx_grid(self) -> np.ndarray:
-        """Tx FFE settings ``(n, 5)``: ``c(-3), c(-2), c(-1), c(0), c(1)`` with ``c(0) >= c0_min``."""
-        combos = np.array(list(itertools.product(self.c_m3, self.c_m2, self.c_m1, self.c_p1)), dtype=float)
-        c0 = 1.0 - np.abs(combos).sum(axis=1)
-        ok = c0 >= self.c0_min - 1e-12
-        grid = np.column_stack([combos[:, 0], combos[:, 1], combos[:, 2], c0, combos[:, 3]])
-        return grid[ok]
-
-    @classmethod
-    def ieee_802_3ck_kr(cls) -> ComParams:
-        """100GBASE-KR1 (802.3ck, 53.125 GBd PAM4, Annex 163A) as in the reference COM
-        configuration sheet ``3ck_d3p1_KR_11_30_21`` (MATLAB COM 3.70), as transcribed in
-        public COM ports: DER0 1e-4, eta_0 8.2e-9 V^2/GHz, 12 DFE taps (the sheet's
-        b_min of 0.3 and 0.05 for the first two taps kept as transcribed), package C_d
-        120 fF, L_s 0.12 nH, C_b 30 fF, C_p 87 fF, 12 mm at 87.5 ohm plus 1.8 mm at 92.5 ohm
-        (gamma0 1e-7/mm, a1 9.909e-4, a2 2.772e-4, tau 6.141e-3 ns/mm).
-
-        Not from the sheet: T_r = 4 ps (the transcription lacks it; this is the 802.3dj
-        value, 7.5 ps of the ck C2C sheet lowers COM by about 0.8 dB), and the sheet's
-        floating DFE taps are not modelled."""
-        return cls(
-            name="802.3ck KR", baud_hz=53.125e9, der0=1e-4, t_r_s=4e-12, r_lm=0.95,
-            a_v=0.413, a_fe=0.413, a_ne=0.608, snr_tx_db=33.0, eta0_v2_per_hz=8.2e-18,
-            sigma_rj_ui=0.01, a_dd_ui=0.02, f_r=0.75,
-            g_dc_db=tuple(float(-g) for g in range(21)), g_dc2_db=tuple(float(-g) for g in range(7)),
-            c_m3=tuple(np.round(np.arange(-0.06, 0.0001, 0.02), 4)),
-            c_m2=tuple(np.round(np.arange(0.0, 0.1201, 0.02), 4)),
-            c_m1=tuple(np.round(np.arange(-0.34, 0.0001, 0.02), 4)),
-            c_p1=tuple(np.round(np.arange(-0.2, 0.0001, 0.02), 4)),
-            c0_min=0.54,
-            dfe_max=(0.85, 0.3) + (0.2,) * 5 + (0.1,) * 5,
-            dfe_min=(0.3, 0.05) + (-0.03,) * 10,
-            r_d=50.0, c_d_f=(1.2e-13,), l_s_h=(0.12e-9,), c_b_f=0.3e-13, c_p_f=0.87e-13,
-            z_c_ohm=(87.5, 92.5), z_p_tx_m=(12e-3, 1.8e-3), z_p_rx_m=(12e-3, 1.8e-3), z_p_next_m=(12e-3, 1.8e-3),
-            gamma0_per_mm=1e-7, a1=9.909e-4, a2=2.772e-4, tau_ns_per_mm=6.141e-3,
-            source="IEEE 802.3ck 163A, 3ck_d3p1_KR COM sheet values as public COM ports transcribe them",
-        )
-
-    @classmethod
-    def ieee_802_3dj_kr(cls) -> ComParams:
-        """200GBASE-KR1 (802.3dj draft, 106.25 GBd PAM4, Annex 178A) values as PyChOpMarg's
-        ``IEEE_8023dj`` set carries them, with its 16-tap Rx FFE (5 pre, 10 post) and one
-        DFE tap. 178A optimises the Rx FFE by MMSE at every setting of the grid; here the
-        Tx FFE step is 0.02 (not 0.005) and the MMSE re-ranks the FOM's best settings."""
-        return cls(
-            name="802.3dj KR", baud_hz=106.25e9, der0=2e-4, t_r_s=4e-12, r_lm=0.95,
-            a_v=0.413, a_fe=0.413, a_ne=0.45, snr_tx_db=33.0, eta0_v2_per_hz=6.0e-18,
-            sigma_rj_ui=0.01, a_dd_ui=0.02, f_r=0.58,
-            g_dc_db=tuple(float(-g) for g in range(16)), g_dc2_db=tuple(-g / 2 for g in range(11)),
-            c_m3=tuple(np.round(np.arange(-0.06, 0.0001, 0.02), 4)),
-            c_m2=tuple(np.round(np.arange(0.0, 0.1201, 0.02), 4)),
-            c_m1=tuple(np.round(np.arange(-0.34, 0.0001, 0.02), 4)),
-            c_p1=tuple(np.round(np.arange(-0.2, 0.0001, 0.02), 4)),
-            c0_min=0.5, dfe_max=(0.85,), dfe_min=(0.0,), rx_ffe_pre=5, rx_ffe_post=10,
-            r_d=50.0, c_d_f=(0.4e-13, 0.9e-13, 1.1e-13), l_s_h=(0.13e-9, 0.15e-9, 0.14e-9), c_b_f=0.3e-13,
-            c_p_f=0.4e-13, z_c_ohm=(87.5, 92.5), z_p_tx_m=(33e-3, 1.8e-3), z_p_rx_m=(33e-3, 1.8e-3),
-            z_p_next_m=(33e-3, 1.8e-3),
-            source="IEEE P802.3dj 178A as in PyChOpMarg's IEEE_8023dj (Tx FFE step 0.02; MMSE re-ranking)",
-        )
-
-    def package(self, f_hz: np.ndarray, end: str) -> channels.Channel:
-        """The reference package (:func:`channels.media.com_package`) at one end:
-        ``"tx"``, ``"next"`` (a NEXT aggressor's transmitter) or ``"rx"``."""
-        lengths = {"tx": self.z_p_tx_m, "next": self.z_p_next_m, "rx": self.z_p_rx_m}[end]
-        return media.com_package(
-            lengths, self.z_c_ohm, die_cap_f=self.c_d_f, series_l_h=self.l_s_h, bump_cap_f=self.c_b_f,
-            ball_cap_f=self.c_p_f, gamma0_per_mm=self.gamma0_per_mm, a1=self.a1, a2=self.a2,
-            tau_ns_per_mm=self.tau_ns_per_mm, receiver=end == "rx", frequency=f_hz, name=f"package_{end}")
-
-    def with_(self, **changes) -> ComParams:
-        return replace(self, **changes)
-
-    def to_dict(self) -> dict:
-        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()}
+__all__ = ["MarginResult", "channel_margin"]
 
 
 # ----------------------------------------------------------------------------- result
@@ -251,9 +108,6 @@ class MarginResult:
         run :func:`phy.simulate` or :func:`phy.statistical_eye` with: swing ``A_v``, the Tx
         edge, Rx filter, CTLE and Tx FFE of this result, and a DFE of as many taps within
         the same limits that adapts (zero forcing) to the link it is run on."""
-        from .equalizers import Dfe, RxFfe, TxFfe
-        from .serdes import Receiver, Transmitter
-
         p = self.params
         fb = p["baud_hz"]
         taps = [t for t in self.tx_ffe]
@@ -269,8 +123,6 @@ class MarginResult:
     def cdr(self):
         """A fixed sampling phase at COM's cursor, for :func:`phy.simulate` and
         :func:`phy.statistical_eye` with :meth:`serdes`."""
-        from .serdes import Cdr
-
         return Cdr(phase=float(self.cursor_offset_s))
 
     def breakdown_db(self) -> dict:
@@ -353,88 +205,126 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
         raise ConfigError(f"channel_margin needs a channels.Channel, got {type(ch).__name__}")
     if p.levels not in (2, 4):
         raise ConfigError(f"levels must be 2 or 4, got {p.levels}")
-    fb = number(p.baud_hz, "baud_hz", positive=True)
-    M = int(samples_per_ui or p.samples_per_ui)
-    L = p.levels
-    if n_ui is None:
-        n_ui = max(512, 1 << int(np.ceil(np.log2(3 * ch.delay_s * fb + 200))))
-    n = n_ui * M
-    dt = 1 / (fb * M)
-    f = np.fft.rfftfreq(n, dt)
-    rect = np.zeros(n)
-    rect[:M] = 1.0
-    base = np.fft.rfft(rect) * tx_rise_filter(f, p.t_r_s) * rx_butterworth(f, p.f_r * fb, 4)
+    g = _Grid(ch, p, n_ui, samples_per_ui)
     chans = [(ch, "through", p.a_v)] + [(a, a.kind, p.a_ne if a.kind == "next" else p.a_fe) for a in ch.aggressors]
     packages: dict = {}
-    spectra = [base * _terminated_transfer(c, f, p, kind == "next", packages) * amp for c, kind, amp in chans]
-    roll = 8 * M  # a few UI of room before the response starts
+    spectra = [g.base * _terminated_transfer(c, g.f, p, kind == "next", packages) * amp for c, kind, amp in chans]
     tx_grid = p._tx_grid()
-    n_tx = tx_grid.shape[0]
-    nd = len(p.dfe_max)
-    bmax, bmin = np.array(p.dfe_max), np.array(p.dfe_min)
-    var_x = (L**2 - 1) / (3 * (L - 1) ** 2)
-    df = f[1] - f[0]
-    hr = rx_butterworth(f, p.f_r * fb, 4)
-    lv = np.linspace(-1, 1, L)
-    notes = []
     ctle_settings = list(itertools.product(p.g_dc_db, p.g_dc2_db))
+    cands = _fom_candidates(p, g, chans, spectra, tx_grid, ctle_settings)
+    fom_best, ci, ti, cursor, w_rx, pulses, notes = _choose(p, g, chans, spectra, tx_grid, ctle_settings, cands)
+    g1, g2 = ctle_settings[ci]
+    r = _com_at(p, g, chans, pulses, tx_grid[ti], cursor, w_rx, _ctle(p, g1, g2).response(g.f))
+    notes.append("Tx FFE applied as UI-spaced copies of the pulse (equal to 93A's H_ffe on the DFT grid)")
+    if ch.grid is not None and ch.grid.extrapolated_above_hz is not None:
+        notes.append(f"channel data extended above {ch.grid.extrapolated_above_hz / 1e9:.4g} GHz by its loss trend")
+    return MarginResult(
+        com_db=r["com"], a_s_v=r["a_s"], a_ni_v=r["a_ni"], fom_db=fom_best, sigmas_v=r["sigmas"],
+        tx_ffe=[float(t) for t in tx_grid[ti]], g_dc_db=float(g1), g_dc2_db=float(g2), dfe=r["dfe"],
+        rx_ffe=[float(x) for x in w_rx], cursor_index=int(cursor),
+        settings_searched=int(tx_grid.shape[0] * len(ctle_settings)), seconds=time.perf_counter() - t_start,
+        params=p.to_dict(), notes=notes, cursor_offset_s=float((cursor - r["peak"]) / (g.fb * g.M)),
+    )
+
+
+class _Grid:
+    """The DFT grid of the pulses: ``n_ui`` UIs of ``M`` samples (a power of two covering
+    three delays plus 200 UI by default), the spectrum of a one-UI rectangle through the Tx
+    edge and the Rx Butterworth (93A-19/20/46), and the room left before the response."""
+
+    def __init__(self, ch: channels.Channel, p: ComParams, n_ui, samples_per_ui):
+        self.fb = number(p.baud_hz, "baud_hz", positive=True)
+        self.M = M = int(samples_per_ui or p.samples_per_ui)
+        if n_ui is None:
+            n_ui = max(512, 1 << int(np.ceil(np.log2(3 * ch.delay_s * self.fb + 200))))
+        self.n = n = n_ui * M
+        self.f = f = np.fft.rfftfreq(n, 1 / (self.fb * M))
+        rect = np.zeros(n)
+        rect[:M] = 1.0
+        self.hr = rx_butterworth(f, p.f_r * self.fb, 4)
+        self.base = np.fft.rfft(rect) * tx_rise_filter(f, p.t_r_s) * self.hr
+        self.df = f[1] - f[0]
+        self.roll = 8 * M  # a few UI of room before the response starts
+        L = p.levels
+        self.var_x = (L**2 - 1) / (3 * (L - 1) ** 2)
+
+    def pulses(self, spectra, hc) -> list:
+        """The pulses of every spectrum through a CTLE response ``hc``."""
+        return [np.roll(np.fft.irfft(s * hc, self.n), self.roll) for s in spectra]
+
+
+def _fom_candidates(p: ComParams, g: _Grid, chans, spectra, tx_grid, ctle_settings) -> list:
+    """The best settings by the figure of merit (93A-36) over every CTLE x Tx FFE setting:
+    the best one, or the ``mmse_candidates`` best when an Rx FFE re-ranks them. The CTLE
+    is ``(g1 P + P jf/f_z)(g2 C + C jf/f_LF)`` with P, C its poles: every setting's pulse is
+    a combination of four basis pulses (one inverse DFT each, not one per setting)."""
+    fb, f = g.fb, g.f
     n_rx = p.rx_ffe_pre + 1 + p.rx_ffe_post
     keep = max(1, p.mmse_candidates if n_rx > 1 else 1)
-    cands = []  # (fom, ctle index, tx index, cursor)
-    # The CTLE is (g1 P + P jf/f_z)(g2 C + C jf/f_LF) with P, C its poles: every setting's
-    # pulse is a combination of four basis pulses (one inverse DFT each, not one per setting)
+    bmax, bmin = np.array(p.dfe_max), np.array(p.dfe_min)
     fz, flf = p.ctle_fz * fb, p.ctle_flf * fb
     poles = 1 / ((1 + 1j * f / (p.ctle_fp1 * fb)) * (1 + 1j * f / (p.ctle_fp2 * fb)))
     c_lf = 1 / (1 + 1j * f / flf)
     parts = (poles * c_lf, poles * c_lf * 1j * f / flf, poles * 1j * f / fz * c_lf, poles * 1j * f / fz * c_lf * 1j * f / flf)
-    basis = [[np.roll(np.fft.irfft(s * q, n), roll) for q in parts] for s in spectra]
+    basis = [[np.roll(np.fft.irfft(s * q, g.n), g.roll) for q in parts] for s in spectra]
+    cands = []  # (fom, ctle index, tx index, cursor)
     for ci, (g1, g2) in enumerate(ctle_settings):
         a1_, a2_ = 10 ** (g1 / 20), 10 ** (g2 / 20)
         w4 = (a1_ * a2_, a1_, a2_, 1.0)
         hc = w4[0] * parts[0] + w4[1] * parts[1] + w4[2] * parts[2] + parts[3]
         pulses = [w4[0] * b[0] + w4[1] * b[1] + w4[2] * b[2] + w4[3] * b[3] for b in basis]
-        var_n = p.eta0_v2_per_hz * float(np.sum(np.abs(hr[1:] * hc[1:]) ** 2) * df)
-        fom, info = _fom_grid(tx_grid, pulses[0], M, nd, bmax, bmin, p, var_x, var_n,
+        var_n = p.eta0_v2_per_hz * float(np.sum(np.abs(g.hr[1:] * hc[1:]) ** 2) * g.df)
+        fom, info = _fom_grid(tx_grid, pulses[0], g.M, len(p.dfe_max), bmax, bmin, p, g.var_x, var_n,
                               [(x, kind) for x, (_, kind, _) in zip(pulses[1:], chans[1:])])
         top = np.argsort(fom)[::-1][:keep]
         cands += [(float(fom[t]), ci, int(t), int(info[t])) for t in top]
         cands = sorted(cands, reverse=True)[:keep]
-    w_rx = np.array([1.0])
+    return cands
+
+
+def _choose(p: ComParams, g: _Grid, chans, spectra, tx_grid, ctle_settings, cands):
+    """The setting COM is computed at: the FOM's best, or with an Rx FFE the best of the
+    candidates once each has its MMSE taps. Returns (fom, CTLE index, Tx index, cursor,
+    Rx FFE taps, pulses, notes)."""
+    n_rx = p.rx_ffe_pre + 1 + p.rx_ffe_post
     if n_rx == 1:
         fom_best, ci, ti, cursor = cands[0]
         g1, g2 = ctle_settings[ci]
-        hc = _ctle(p, g1, g2).response(f)
-        pulses = [np.roll(np.fft.irfft(s * hc, n), roll) for s in spectra]
-    else:  # re-rank the best settings with MMSE Rx FFE taps
-        best = None
-        for _, ci, ti, cursor in cands:
-            g1, g2 = ctle_settings[ci]
-            hc = _ctle(p, g1, g2).response(f)
-            pulses = [np.roll(np.fft.irfft(s * hc, n), roll) for s in spectra]
-            w, fom_m = _mmse_rx_ffe(p, pulses, chans, tx_grid[ti], cursor, M, hr * hc, f, var_x, bmax, bmin)
-            if best is None or fom_m > best[0]:
-                best = (fom_m, ci, ti, cursor, w, pulses)
-        fom_best, ci, ti, cursor, w_rx, pulses = best
+        return fom_best, ci, ti, cursor, np.array([1.0]), g.pulses(spectra, _ctle(p, g1, g2).response(g.f)), []
+    bmax, bmin = np.array(p.dfe_max), np.array(p.dfe_min)
+    best = None
+    for _, ci, ti, cursor in cands:
         g1, g2 = ctle_settings[ci]
-        hc = _ctle(p, g1, g2).response(f)
-        notes.append(f"Rx FFE by MMSE on the {len(cands)} best settings by the FOM without it (178A: on all)")
-    taps = tx_grid[ti]
+        hc = _ctle(p, g1, g2).response(g.f)
+        pulses = g.pulses(spectra, hc)
+        w, fom_m = _mmse_rx_ffe(p, pulses, chans, tx_grid[ti], cursor, g.M, g.hr * hc, g.f, g.var_x, bmax, bmin)
+        if best is None or fom_m > best[0]:
+            best = (fom_m, ci, ti, cursor, w, pulses)
+    notes = [f"Rx FFE by MMSE on the {len(cands)} best settings by the FOM without it (178A: on all)"]
+    return (*best, notes)
+
+
+def _com_at(p: ComParams, g: _Grid, chans, pulses, taps, cursor: int, w_rx, hc) -> dict:
+    """COM at one setting (93A.1.7): the signal ``A_s``, the ISI after the DFE, the jitter's
+    slope, the crosstalk at each aggressor's worst phase, the Gaussian terms, and
+    ``A_ni`` the ``DER_0`` quantile of their sum."""
+    M, fb, L = g.M, g.fb, p.levels
+    n_rx = p.rx_ffe_pre + 1 + p.rx_ffe_post
+    nd = len(p.dfe_max)
     # the peak of the Tx-equalised pulse at the Rx FFE's input: the cursor's phase is told from it
     peak = int(np.argmax(sum(c * np.roll(pulses[0], (i - 3) * M) for i, c in enumerate(taps))))
     # the Rx FFE acts on every pulse (UI-spaced taps, main tap at rx_ffe_pre) and on the Rx noise
     if n_rx > 1:
         pulses = [sum(wi * np.roll(x, (i - p.rx_ffe_pre) * M) for i, wi in enumerate(w_rx)) for x in pulses]
-    hffe = np.sum(w_rx[:, None] * np.exp(-2j * np.pi * np.outer(np.arange(n_rx) - p.rx_ffe_pre, f) / fb), axis=0)
-    var_n = p.eta0_v2_per_hz * float(np.sum(np.abs(hr[1:] * hc[1:] * hffe[1:]) ** 2) * df)
-    # COM at the chosen setting (93A.1.7)
+    hffe = np.sum(w_rx[:, None] * np.exp(-2j * np.pi * np.outer(np.arange(n_rx) - p.rx_ffe_pre, g.f) / fb), axis=0)
+    var_n = p.eta0_v2_per_hz * float(np.sum(np.abs(g.hr[1:] * hc[1:] * hffe[1:]) ** 2) * g.df)
     thru = sum(c * np.roll(pulses[0], (i - 3) * M) for i, c in enumerate(taps))
     h0 = thru[cursor]
     a_s = p.r_lm * h0 / (L - 1)
-    samples = thru[cursor % M :: M]
     k0 = cursor // M
-    h = samples.copy()
+    h = thru[cursor % M :: M].copy()
     h[k0] = 0.0
-    b = np.clip(h[k0 + 1 : k0 + 1 + nd] / h0, bmin, bmax)
+    b = np.clip(h[k0 + 1 : k0 + 1 + nd] / h0, np.array(p.dfe_min), np.array(p.dfe_max))
     h[k0 + 1 : k0 + 1 + nd] -= b * h0
     thr = 1e-3 * a_s  # 93A.1.7.1 note 2: samples below 0.1 % of A_s are dropped
     h_isi = h[np.abs(h) > thr]
@@ -443,9 +333,9 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
     h_j = (ext[idx + 2] - ext[idx]) / (2 / M)  # slope, V per UI (178A-23)
     h_dd = p.a_dd_ui * h_j
     h_dd = h_dd[np.abs(h_dd) > thr]
-    var_j = p.sigma_rj_ui**2 * var_x * float(np.sum(h_j**2))
+    var_j = p.sigma_rj_ui**2 * g.var_x * float(np.sum(h_j**2))
     if n_rx > 1:  # 178A-17: white at the driver after its FFE, through the whole path and the Rx FFE
-        var_tx = var_x * 10 ** (-p.snr_tx_db / 10) * float(np.sum(pulses[0][cursor % M :: M] ** 2))
+        var_tx = g.var_x * 10 ** (-p.snr_tx_db / 10) * float(np.sum(pulses[0][cursor % M :: M] ** 2))
     else:  # 93A-30: on the main cursor
         var_tx = h0**2 * 10 ** (-p.snr_tx_db / 10)
     xts = []
@@ -454,25 +344,14 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
         ph = int(np.argmax([np.sum(y[m::M] ** 2) for m in range(M)]))
         s = y[ph::M]
         xts.append(s[np.abs(s) > thr])
-    var_g = var_tx + var_j + var_n
     ystep = min(a_s / 1000, 1e-5)
-    a_ni = _pmf_quantile([h_isi, h_dd] + xts, lv, np.sqrt(var_g), p.der0, ystep)
-    com = 20 * np.log10(a_s / a_ni)
-    var_isi = var_x * float(np.sum(h_isi**2))
-    var_xt = var_x * float(sum(np.sum(s**2) for s in xts))
-    notes.append("Tx FFE applied as UI-spaced copies of the pulse (equal to 93A's H_ffe on the DFT grid)")
-    if ch.grid is not None and ch.grid.extrapolated_above_hz is not None:
-        notes.append(f"channel data extended above {ch.grid.extrapolated_above_hz / 1e9:.4g} GHz by its loss trend")
-    return MarginResult(
-        com_db=float(com), a_s_v=float(a_s), a_ni_v=float(a_ni), fom_db=fom_best,
-        sigmas_v={"isi": float(np.sqrt(var_isi)), "tx": float(np.sqrt(var_tx)), "jitter": float(np.sqrt(var_j)),
-                  "crosstalk": float(np.sqrt(var_xt)), "rx": float(np.sqrt(var_n))},
-        tx_ffe=[float(t) for t in taps], g_dc_db=float(g1), g_dc2_db=float(g2), dfe=[float(x) for x in b],
-        rx_ffe=[float(x) for x in w_rx],
-        cursor_index=int(cursor), settings_searched=int(n_tx * len(ctle_settings)),
-        seconds=time.perf_counter() - t_start, params=p.to_dict(), notes=notes,
-        cursor_offset_s=float((cursor - peak) / (fb * M)),
-    )
+    a_ni = _pmf_quantile([h_isi, h_dd] + xts, np.linspace(-1, 1, L), np.sqrt(var_tx + var_j + var_n), p.der0, ystep)
+    var_isi = g.var_x * float(np.sum(h_isi**2))
+    var_xt = g.var_x * float(sum(np.sum(s**2) for s in xts))
+    return {"com": float(20 * np.log10(a_s / a_ni)), "a_s": float(a_s), "a_ni": float(a_ni), "peak": peak,
+            "dfe": [float(x) for x in b],
+            "sigmas": {"isi": float(np.sqrt(var_isi)), "tx": float(np.sqrt(var_tx)), "jitter": float(np.sqrt(var_j)),
+                       "crosstalk": float(np.sqrt(var_xt)), "rx": float(np.sqrt(var_n))}}
 
 
 def _ctle(p: ComParams, g1: float, g2: float) -> Ctle:

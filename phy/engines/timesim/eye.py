@@ -7,17 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["EyeDiagram", "Waveform", "plot_pulse"]
+from ..._plot import axes as _axes
 
-
-def _axes(ax):
-    if ax is not None:
-        return ax
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("plots need matplotlib: pip install 'linkmodel[plots]'") from exc
-    return plt.subplots()[1]
+__all__ = ["EyeDiagram", "Waveform"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -212,20 +204,3 @@ class Waveform:
         ax.set_ylabel("mV")
         ax.legend()
         return ax
-
-
-def plot_pulse(pulse, sampling_index: float | None = None, n_pre: int = 3, n_post: int = 12, ax=None):
-    """A pulse response (mV per V against ps) with its symbol-spaced cursors marked."""
-    ax = _axes(ax)
-    t = pulse.time_s * 1e12
-    ax.plot(t, pulse.samples * 1e3, lw=1)
-    m = pulse.main_index if sampling_index is None else sampling_index
-    idx = m + pulse.samples_per_ui * np.arange(-n_pre, n_post + 1)
-    idx = idx[(idx >= 0) & (idx < pulse.samples.size - 1)]
-    ax.plot(np.interp(idx, np.arange(t.size), t), np.interp(idx, np.arange(t.size), pulse.samples) * 1e3, "o", ms=4)
-    lo = max(0, int(m - (n_pre + 2) * pulse.samples_per_ui))
-    hi = min(t.size - 1, int(m + (n_post + 2) * pulse.samples_per_ui))
-    ax.set_xlim(t[lo], t[hi])
-    ax.set_xlabel("time (ps)")
-    ax.set_ylabel("pulse response (mV/V)")
-    return ax

@@ -25,9 +25,9 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from .._validate import number
+from ..errors import ConfigError
 from . import _kernels as _k
-from ._validate import number
-from .errors import ConfigError
 
 __all__ = ["Jitter", "Noise", "shaped_noise_filter"]
 

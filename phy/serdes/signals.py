@@ -27,9 +27,9 @@ import numpy as np
 from fec import FecError
 from fec.interleave import GRAY_PAM4, bits_per_ui
 
+from .. import _validate as check
+from ..errors import ConfigError
 from . import _kernels as _k
-from . import _validate as check
-from .errors import ConfigError
 
 __all__ = [
     "PRBS_POLYNOMIALS",

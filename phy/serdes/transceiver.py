@@ -1,6 +1,7 @@
 """A SerDes described as configuration: transmitter, receiver and clock recovery.
 
-Shared by the time-domain simulator (:mod:`phy.timesim`) and the statistical eye.
+The configuration every engine reads (:mod:`phy.engines`), made concrete on a channel by
+:func:`phy.serdes.prepare_link`.
 """
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validate import integer, number
+from .._validate import integer, number
+from ..errors import ConfigError
 from .equalizers import Ctle, Dfe, RxFfe, TxFfe
-from .errors import ConfigError
 from .signals import pam_levels
 
 __all__ = ["PATTERNS", "Cdr", "Receiver", "Transmitter", "modulation_order"]

@@ -17,9 +17,10 @@ from channels import PulseResponse
 from channels.grid import GridInfo
 from channels.response import filter_response
 
-from .errors import ConfigError
+from .._plot import axes
+from ..errors import ConfigError
 
-__all__ = ["filtered", "from_samples", "front_end", "sampling_index", "span", "tx_equalised"]
+__all__ = ["filtered", "from_samples", "front_end", "plot_pulse", "sampling_index", "span", "tx_equalised"]
 
 
 def from_samples(samples, baud_hz: float, samples_per_ui: int, *, t0_s: float = 0.0, name: str = "pulse",
@@ -31,7 +32,7 @@ def from_samples(samples, baud_hz: float, samples_per_ui: int, *, t0_s: float = 
     enough zero tail for the filters applied later to ring out. ``aggressors`` are arrays
     on the same time axis.
     """
-    from ._validate import integer, number
+    from .._validate import integer, number
 
     baud = number(baud_hz, "baud_hz", positive=True)
     spu = integer(samples_per_ui, "samples_per_ui", 2, 1024)
@@ -137,3 +138,20 @@ def sampling_index(samples: np.ndarray, samples_per_ui: int, mode, dfe_limits: t
     i = sign[np.argmin(np.abs(idx[sign] - peak))]
     d0, d1 = diff[i], diff[i + 1]
     return float(idx[i] + d0 / (d0 - d1))
+
+
+def plot_pulse(pulse, sampling_index: float | None = None, n_pre: int = 3, n_post: int = 12, ax=None):
+    """A pulse response (mV per V against ps) with its symbol-spaced cursors marked."""
+    ax = axes(ax)
+    t = pulse.time_s * 1e12
+    ax.plot(t, pulse.samples * 1e3, lw=1)
+    m = pulse.main_index if sampling_index is None else sampling_index
+    idx = m + pulse.samples_per_ui * np.arange(-n_pre, n_post + 1)
+    idx = idx[(idx >= 0) & (idx < pulse.samples.size - 1)]
+    ax.plot(np.interp(idx, np.arange(t.size), t), np.interp(idx, np.arange(t.size), pulse.samples) * 1e3, "o", ms=4)
+    lo = max(0, int(m - (n_pre + 2) * pulse.samples_per_ui))
+    hi = min(t.size - 1, int(m + (n_post + 2) * pulse.samples_per_ui))
+    ax.set_xlim(t[lo], t[hi])
+    ax.set_xlabel("time (ps)")
+    ax.set_ylabel("pulse response (mV/V)")
+    return ax

@@ -28,113 +28,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
-from ._validate import integer
-from .errors import ConfigError
-from .eye import _axes
-from .noise import Jitter, Noise
-from .serdes import Cdr, Receiver, Transmitter
-from .timesim import Link, prepare, step_from_pulse
+from .._plot import axes as _axes
+from .._validate import integer
+from ..errors import ConfigError
+from ..serdes import Cdr, Jitter, Noise, PreparedLink, Receiver, Transmitter, prepare_link, step_from_pulse
+from .pmf import convolve_centred, discrete_pmf, gauss_convolve, split_variance
 
-__all__ = ["StatEye", "discrete_pmf", "statistical_eye"]
-
-
-@njit(cache=True)
-def discrete_pmf(values, levels, v0, dv, nb):
-    """PMF on the grid ``v0 + dv * i`` (``nb`` bins) of ``sum_k levels[m_k] values[k]``
-    with independent, uniform ``m_k``: each cursor shifts copies of the running PMF by its
-    ``M`` values (split linearly between the two nearest bins).
-
-    The split can push mass one bin past the true support at each cursor; over thousands of
-    cursors that would outgrow any grid, so mass more than three bins beyond the true
-    support (products of split fractions: vanishingly small) is folded back onto the edge. Raises ValueError if the true
-    support does not fit the grid (the caller sizes it)."""
-    pmf = np.zeros(nb)
-    x = -v0 / dv
-    i0 = int(np.floor(x))
-    f = x - i0
-    pmf[i0] += 1 - f
-    pmf[i0 + 1] += f
-    lo, hi = i0, i0 + 2
-    t_lo, t_hi = x, x  # the true support, in fractional bins
-    lv_lo, lv_hi = levels.min(), levels.max()
-    tmp = np.zeros(nb)
-    M = levels.size
-    w = 1.0 / M
-    for k in range(values.size):
-        c = values[k]
-        if c == 0.0:
-            continue
-        for i in range(max(0, lo - 1), min(nb, hi + 1)):
-            tmp[i] = 0.0
-        nlo, nhi = nb, 0
-        for m in range(M):
-            s = levels[m] * c / dv
-            si = int(np.floor(s))
-            sf = s - si
-            a = lo + si
-            b = hi + si
-            if a < 0 or b + 1 >= nb:
-                raise ValueError("the voltage grid is too narrow for the ISI")
-            for i in range(lo, hi):
-                p = pmf[i] * w
-                tmp[i + si] += p * (1 - sf)
-                tmp[i + si + 1] += p * sf
-            nlo = min(nlo, a)
-            nhi = max(nhi, b + 1)
-        t_lo += min(lv_lo * c, lv_hi * c) / dv
-        t_hi += max(lv_lo * c, lv_hi * c) / dv
-        c_lo = max(nlo, int(np.floor(t_lo)) - 3)
-        c_hi = min(nhi, int(np.floor(t_hi)) + 5)
-        for i in range(nlo, c_lo):
-            tmp[c_lo] += tmp[i]
-            tmp[i] = 0.0
-        for i in range(c_hi, nhi):
-            tmp[c_hi - 1] += tmp[i]
-            tmp[i] = 0.0
-        for i in range(max(0, lo - 1), min(nb, hi + 1)):
-            pmf[i] = 0.0
-        for i in range(c_lo, c_hi):
-            pmf[i] = tmp[i]
-            tmp[i] = 0.0
-        lo, hi = c_lo, c_hi
-    return pmf
-
-
-def split_variance(values: np.ndarray, levels: np.ndarray, dv: float) -> float:
-    """Variance (bins^2) that :func:`discrete_pmf`'s linear splits add to the distribution:
-    each cursor's shift ``s = level c / dv`` goes to ``floor(s)`` and ``floor(s) + 1`` with
-    weights ``1 - f`` and ``f``, an independent two-point error of variance ``f (1 - f)``.
-    Hundreds of cursors on a coarse grid make it comparable to the noise, so the Gaussian
-    convolved afterwards is reduced by it."""
-    c = np.asarray(values, dtype=float)
-    c = c[c != 0.0]
-    if c.size == 0:
-        return 0.0
-    s = np.outer(c, levels) / dv
-    f = s - np.floor(s)
-    return float(np.sum(np.mean(f * (1.0 - f), axis=1)))
-
-
-def gauss_convolve(pmf: np.ndarray, sigma_bins: float) -> np.ndarray:
-    if sigma_bins <= 0:
-        return pmf
-    n = pmf.size
-    m = 1 << int(np.ceil(np.log2(2 * n)))
-    f = np.fft.rfftfreq(m)
-    g = np.exp(-2 * (np.pi * f * sigma_bins) ** 2)
-    out = np.fft.irfft(np.fft.rfft(pmf, m) * g, m)  # mass beyond the grid's ends is dropped
-    return np.clip(out[:n], 0, None)
-
-
-def convolve_centred(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """PMF of the sum of two variables on the same odd-length grid centred on 0 V."""
-    n = a.size
-    m = 1 << int(np.ceil(np.log2(2 * n)))
-    full = np.fft.irfft(np.fft.rfft(a, m) * np.fft.rfft(b, m), m)
-    z = (n - 1) // 2
-    return np.clip(full[z : z + n], 0, None)
+__all__ = ["StatEye", "statistical_eye"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -157,7 +58,7 @@ class StatEye:
     thresholds_v : ndarray
     sigma_v : dict
         The Gaussian terms (rms V at the sampling point): ``rx``, ``tx``, ``jitter``.
-    link : Link
+    link : PreparedLink
     parts : tuple
         With duty-cycle distortion the eye is a mixture of two, one per parity of the
         sampled symbol (alternate Tx edges are early and late), each ``(weight, cdf,
@@ -172,7 +73,7 @@ class StatEye:
     thresholds_v: np.ndarray
     sigma_v: dict
     ui_s: float
-    link: Link
+    link: PreparedLink
     parts: tuple = ()
 
     @property
@@ -351,72 +252,110 @@ def statistical_eye(
         sampling point and the columns its deterministic jitter reaches (error ratios and
         heights at the sampling point, several times faster).
     """
-    tx = tx or Transmitter()
-    rx = rx or Receiver()
-    noise = noise or Noise()
-    jitter = jitter or Jitter()
-    cdr = cdr or Cdr()
+    tx, rx, noise, jitter, cdr = tx or Transmitter(), rx or Receiver(), noise or Noise(), jitter or Jitter(), cdr or Cdr()
     if crosstalk not in ("average", "worst"):
         raise ConfigError(f"crosstalk must be 'average' or 'worst', got {crosstalk!r}")
-    nb = integer(n_bins, "n_bins", 256, 1 << 20)
-    lk, analog = prepare(link, baud_hz=baud_hz, tx=tx, rx=rx, noise=noise, cdr=cdr, samples_per_ui=samples_per_ui)
-    eq = lk.pulse
-    spu = eq.samples_per_ui
-    ui = 1.0 / eq.baud_hz
-    dt = eq.dt_s
-    y = eq.samples
-    m_s = lk.sampling_index
-    n_pre = lk.n_pre
-    n_post = lk.cursors.size - 1 - n_pre
-    if n_cursors is not None:
-        n_post = min(n_post, integer(n_cursors, "n_cursors", 1))
-    w = lk.rx_ffe
-    fpre = rx.ffe.n_pre
-    nd = lk.dfe.size
-    swing = tx.swing_v
-    lv = tx.levels
-    sym_power = float(np.mean(lv**2))
     if columns not in ("all", "sampling"):
         raise ConfigError(f"columns must be 'all' or 'sampling', got {columns!r}")
-    P = spu
-    offsets = np.arange(P) - P // 2
-    keep = np.arange(P)  # the columns whose distributions are computed (the grid spans them all)
+    nb = integer(n_bins, "n_bins", 256, 1 << 20)
+    lk = prepare_link(link, baud_hz=baud_hz, tx=tx, rx=rx, noise=noise, cdr=cdr, samples_per_ui=samples_per_ui)
+    at = _Cursors(lk, tx, rx, n_cursors)
+    offsets = np.arange(at.spu) - at.spu // 2
+    keep = np.arange(at.spu)  # the columns whose distributions are computed (the grid spans them all)
     if columns == "sampling":
-        reach = int(np.ceil(jitter.sj_amplitude_s / eq.dt_s)) + 1
+        reach = int(np.ceil(jitter.sj_amplitude_s / at.dt)) + 1
         keep = np.flatnonzero(np.abs(offsets) <= reach)
-    fine = np.arange(y.size)
-    k = np.arange(-n_pre, n_post + 1)
-    symbol_jitter = jitter.model == "symbol"
-    c = tx.ffe.coefficients
-    if symbol_jitter:
-        # 802.3 COM's model: each symbol's equalised pulse moves (its slope h_J, 93A-31/32/40)
-        slope = np.gradient(y, dt)
-        d_power = sym_power
+    slope, d_power = _jitter_slope(lk, tx, jitter)
+    main, isi_sets, dcd_sets, dd_sets = _discrete_terms(at, lk, tx, jitter, slope, offsets)
+    var_rx, var_tx, var_j = _gaussian_terms(at, lk, jitter, slope, d_power)
+    sigma = float(np.sqrt(var_rx + var_tx + var_j))
+    sigmas = {"rx": float(np.sqrt(var_rx)), "tx": float(np.sqrt(var_tx)), "jitter": float(np.sqrt(var_j))}
+    xt_sets = _crosstalk_terms(at, lk.pulse.aggressors, offsets, crosstalk)
+    span = (max(np.abs(s).sum() for s in isi_sets) + max((np.abs(s).sum() for s in dcd_sets), default=0.0)
+            + max((np.abs(s).sum() for s in dd_sets), default=0.0)
+            + sum(max(np.abs(r).sum(axis=1).max() for r in pp) for pp in xt_sets)
+            + 10 * sigma + 1.5 * np.abs(main).max())
+    span *= 1 + 16 / nb  # a few bins beyond the true support, whatever the eye
+    v = np.linspace(-span, span, nb | 1)  # odd: 0 V is a grid point
+
+    def eye_cdf(sign: float) -> np.ndarray:
+        return np.array([_column_cdf(isi_sets[i] + sign * dcd_sets[i] if dcd_sets else isi_sets[i], at.main,
+                                     dd_sets[i] if dd_sets else None, [pp[i] for pp in xt_sets], tx.levels, v, sigma)
+                         for i in keep])
+
+    main = main[keep]
+    # DCD: the two parities of the sampled symbol are two eyes, each with its own cursors
+    # (its main cursor too); otherwise one eye
+    if dcd_sets:
+        d_main = np.array([dcd_sets[i][at.main] for i in keep])
+        comps = [(0.5, eye_cdf(+1.0), main + d_main), (0.5, eye_cdf(-1.0), main - d_main)]
     else:
-        # each edge moves: the slope of the response to an edge (the step response's derivative)
-        slope = np.gradient(step_from_pulse(analog.samples, spu), dt)
-        d_power = sym_power * float(np.sum(np.diff(np.concatenate([[0.0], c, [0.0]])) ** 2))  # E[(x_k - x_(k-1))^2]
+        comps = [(1.0, eye_cdf(0.0), main)]
+    comps = _with_sinusoidal_jitter(comps, jitter, at.dt, keep.size)
+    cdf = sum(wgt * c_ for wgt, c_, _ in comps)
+    main = sum(wgt * m_ for wgt, _, m_ in comps)
+    return StatEye(offsets[keep] * at.dt, v, cdf, main, tx.levels, lk.thresholds_v, sigmas, 1.0 / lk.pulse.baud_hz,
+                   lk, tuple(comps) if len(comps) > 1 else ())
 
-    def cursors_at(arr, t):
-        return np.interp(t, fine, arr, left=0.0, right=0.0)
 
-    main = n_pre + fpre
-    comb_main, isi_sets, dcd_sets, dd_sets = [], [], [], []
+class _Cursors:
+    """Where the eye reads the prepared link: the cursors ``k`` (``n_pre`` before the main,
+    ``n_post`` after), the Rx FFE ``w``, the main cursor's index after it, the fine grid."""
+
+    def __init__(self, lk: PreparedLink, tx: Transmitter, rx: Receiver, n_cursors):
+        self.spu, self.dt = lk.pulse.samples_per_ui, lk.pulse.dt_s
+        self.m_s = lk.sampling_index
+        self.n_pre = lk.n_pre
+        n_post = lk.cursors.size - 1 - self.n_pre
+        if n_cursors is not None:
+            n_post = min(n_post, integer(n_cursors, "n_cursors", 1))
+        self.n_post = n_post
+        self.k = np.arange(-self.n_pre, n_post + 1)
+        self.w = lk.rx_ffe
+        self.main = self.n_pre + rx.ffe.n_pre
+        self.swing = tx.swing_v
+        self.fine = np.arange(lk.pulse.samples.size)
+
+    def at(self, arr: np.ndarray, t) -> np.ndarray:
+        """``arr`` on the fine grid read at ``t`` (zero outside the record)."""
+        return np.interp(t, self.fine, arr, left=0.0, right=0.0)
+
+
+def _jitter_slope(lk: PreparedLink, tx: Transmitter, jitter: Jitter) -> tuple[np.ndarray, float]:
+    """The slope jitter acts through, and the power of what it moves: each edge's step
+    (edge jitter: the step response's derivative, ``E[(x_k - x_(k-1))^2]``), or each
+    symbol's equalised pulse (802.3 COM's model: its slope ``h_J``, 93A-31/32/40)."""
+    sym_power = float(np.mean(tx.levels**2))
+    if jitter.model == "symbol":
+        return np.gradient(lk.pulse.samples, lk.pulse.dt_s), sym_power
+    c = tx.ffe.coefficients
+    slope = np.gradient(step_from_pulse(lk.analog.samples, lk.analog.samples_per_ui), lk.analog.dt_s)
+    return slope, sym_power * float(np.sum(np.diff(np.concatenate([[0.0], c, [0.0]])) ** 2))
+
+
+def _discrete_terms(at: _Cursors, lk: PreparedLink, tx: Transmitter, jitter: Jitter, slope, offsets):
+    """Per time offset: the main cursor, the ISI cursors (less what the DFE takes away),
+    and the deterministic jitter's cursors (duty-cycle distortion by parity; COM's dual
+    Dirac per symbol)."""
+    c = tx.ffe.coefficients
     m0 = tx.ffe.main if tx.ffe.taps else 0
     alt_c = c * np.where((np.arange(c.size) - m0) % 2 == 0, 1.0, -1.0)
+    main, isi_sets, dcd_sets, dd_sets = [], [], [], []
+    y, nd, k, w, mc = lk.pulse.samples, lk.dfe.size, at.k, at.w, at.main
     for off in offsets:
-        cur = np.convolve(cursors_at(y, m_s + off + spu * k), w) * swing
-        comb_main.append(cur[main])
+        t = at.m_s + off + at.spu * k
+        cur = np.convolve(at.at(y, t), w) * at.swing
+        main.append(cur[mc])
         res = cur.copy()
-        res[main + 1 : main + 1 + nd] -= lk.dfe * lk.h0_v  # what the DFE takes away (fixed taps)
-        res[main] = 0.0
+        res[mc + 1 : mc + 1 + nd] -= lk.dfe * lk.h0_v  # what the DFE takes away (fixed taps)
+        res[mc] = 0.0
         isi_sets.append(res)
-        if symbol_jitter:
-            g = np.convolve(cursors_at(slope, m_s + off + spu * k), w) * swing
+        if jitter.model == "symbol":
+            g = np.convolve(at.at(slope, t), w) * at.swing
             if jitter.dd_s:  # every symbol's own +-A_DD, as independent as its data (93A-40)
                 dd_sets.append(jitter.dd_s * g)
             if jitter.dcd_s:  # symbol j moves by +-(dcd/2)(-1)^j: its cursors change by that times h_J
-                alt = np.where((np.arange(g.size) - main) % 2 == 0, 1.0, -1.0)
+                alt = np.where((np.arange(g.size) - mc) % 2 == 0, 1.0, -1.0)
                 dcd_sets.append(0.5 * jitter.dcd_s * alt * g)
         elif jitter.dcd_s:
             # duty-cycle distortion moves alternate Tx edges by +-dcd/2: symbol j's step
@@ -425,13 +364,18 @@ def statistical_eye(
             # one). The parity of the sampled symbol picks the sign: two eyes, mixed.
             # the edges are the Tx FFE's output's: x_j reaches them through c_l with eps_(j+l) =
             # eps_j (-1)^l, so the FFE enters with alternating signs
-            base = cursors_at(slope, m_s + off + spu * k) + cursors_at(slope, m_s + off + spu * (k - 1))
+            base = at.at(slope, t) + at.at(slope, t - at.spu)
             g = np.convolve(np.convolve(base, alt_c)[m0 : m0 + base.size], w)
-            alt = np.where((np.arange(g.size) - main) % 2 == 0, 1.0, -1.0)
-            dcd_sets.append(0.5 * jitter.dcd_s * swing * alt * g)
-    comb_main = np.array(comb_main)
-    # Gaussian terms at the sampling point: Rx noise through the Rx FFE (with its UI-to-UI
-    # correlation), Tx noise through the whole path, random edge jitter through the slopes
+            alt = np.where((np.arange(g.size) - mc) % 2 == 0, 1.0, -1.0)
+            dcd_sets.append(0.5 * jitter.dcd_s * at.swing * alt * g)
+    return np.array(main), isi_sets, dcd_sets, dd_sets
+
+
+def _gaussian_terms(at: _Cursors, lk: PreparedLink, jitter: Jitter, slope, d_power: float) -> tuple:
+    """Variances (V^2) at the sampling point of the Gaussian terms: Rx noise through the Rx FFE (with
+    its UI-to-UI correlation), Tx noise through the whole path (added after the Tx FFE, it
+    sees the pulse without it), random jitter through the slope (93A-31 in COM's model)."""
+    w = at.w
     if lk.rx_noise_fir.size > 1:
         g = lk.rx_noise_fir
         R = np.correlate(g, g, "full")[g.size - 1 :]
@@ -441,75 +385,59 @@ def statistical_eye(
     Rn = np.zeros(w.size)
     Rn[: min(w.size, R.size)] = R[: min(w.size, R.size)]
     sig_rx2 = float(w @ Rn[np.abs(np.subtract.outer(np.arange(w.size), np.arange(w.size)))] @ w)
-    t0 = m_s + spu * k
-    # (the Tx noise is added after the Tx FFE: it sees the pulse without it)
-    sig_tx2 = (lk.tx_noise_rms * swing) ** 2 * float(np.sum(np.convolve(cursors_at(analog.samples, t0), w) ** 2))
-    g_j = np.convolve(cursors_at(slope, t0), w) * swing
-    sig_j2 = jitter.rj_rms_s**2 * d_power * float(np.sum(g_j**2))  # 93A-31 in the symbol model
-    sigma = float(np.sqrt(sig_rx2 + sig_tx2 + sig_j2))
-    # aggressors: their symbol phase is uniform (a mixture) or the worst one
-    aggs = eq.aggressors
-    phases = np.arange(0, spu, max(1, spu // 8))
+    t0 = at.m_s + at.spu * at.k
+    sig_tx2 = (lk.tx_noise_rms * at.swing) ** 2 * float(np.sum(np.convolve(at.at(lk.analog.samples, t0), w) ** 2))
+    g_j = np.convolve(at.at(slope, t0), w) * at.swing
+    sig_j2 = jitter.rj_rms_s**2 * d_power * float(np.sum(g_j**2))
+    return sig_rx2, sig_tx2, sig_j2
+
+
+def _crosstalk_terms(at: _Cursors, aggressors, offsets, crosstalk: str) -> list:
+    """Each aggressor's cursors per time offset, at 8 symbol phases (a uniform mixture of
+    an asynchronous aggressor) or at the worst one."""
+    phases = np.arange(0, at.spu, max(1, at.spu // 8))
     xt_sets = []
-    for a in aggs:
+    for a in aggressors:
         per_offset = []
         for off in offsets:
-            rows = np.array([np.convolve(cursors_at(a.samples, m_s + off + th + spu * np.arange(-n_pre - 4, n_post + 1)), w)
-                             * swing for th in phases])
+            t = at.m_s + off + at.spu * np.arange(-at.n_pre - 4, at.n_post + 1)
+            rows = np.array([np.convolve(at.at(a.samples, t + th), at.w) * at.swing for th in phases])
             if crosstalk == "worst":
                 rows = rows[[int(np.argmax(np.abs(rows).sum(axis=1)))]]
             per_offset.append(rows)
         xt_sets.append(per_offset)
-    span = (max(np.abs(s).sum() for s in isi_sets) + max((np.abs(s).sum() for s in dcd_sets), default=0.0)
-            + max((np.abs(s).sum() for s in dd_sets), default=0.0)
-            + sum(max(np.abs(r).sum(axis=1).max() for r in pp) for pp in xt_sets)
-            + 10 * sigma + 1.5 * np.abs(comb_main).max())
-    span *= 1 + 16 / nb  # a few bins beyond the true support, whatever the eye
-    v = np.linspace(-span, span, nb | 1)  # odd: 0 V is a grid point
+    return xt_sets
+
+
+def _column_cdf(isi, main: int, dd, xt_rows, lv, v, sigma: float) -> np.ndarray:
+    """The distribution function of everything but the main cursor's term at one offset:
+    the ISI's exact PMF, with the dual Dirac's and each aggressor's (a mixture over its
+    phases), then the Gaussian less the variance the grid's splits already added."""
     dv = v[1] - v[0]
+    isi = isi.copy()
+    isi[main] = 0.0
+    pmf = discrete_pmf(isi, lv, v[0], dv, v.size)
+    split = split_variance(isi, lv, dv)
+    if dd is not None:
+        pmf = convolve_centred(pmf, discrete_pmf(dd, lv, v[0], dv, v.size))
+        split += split_variance(dd, lv, dv)
+    for rows in xt_rows:
+        mix = sum(discrete_pmf(row, lv, v[0], dv, v.size) for row in rows) / len(rows)
+        pmf = convolve_centred(pmf, mix)
+        split += float(np.mean([split_variance(row, lv, dv) for row in rows]))
+    pmf = gauss_convolve(pmf, np.sqrt(max(sigma**2 / dv**2 - split, 0.0)))
+    return np.clip(np.cumsum(pmf) / max(pmf.sum(), 1e-300), 0, 1)
 
-    def eye_cdf(sign: float) -> np.ndarray:
-        rows = []
-        for i in keep:
-            isi = isi_sets[i] + sign * dcd_sets[i] if dcd_sets else isi_sets[i]
-            isi = isi.copy()
-            isi[main] = 0.0
-            pmf = discrete_pmf(isi, lv, v[0], dv, v.size)
-            split = split_variance(isi, lv, dv)
-            if dd_sets:
-                pmf = convolve_centred(pmf, discrete_pmf(dd_sets[i], lv, v[0], dv, v.size))
-                split += split_variance(dd_sets[i], lv, dv)
-            for pp in xt_sets:
-                mix = sum(discrete_pmf(row, lv, v[0], dv, v.size) for row in pp[i]) / len(pp[i])
-                pmf = convolve_centred(pmf, mix)
-                split += float(np.mean([split_variance(row, lv, dv) for row in pp[i]]))
-            # the grid's linear splits added a known variance: the Gaussian makes up only the rest
-            pmf = gauss_convolve(pmf, np.sqrt(max(sigma**2 / dv**2 - split, 0.0)))
-            rows.append(np.clip(np.cumsum(pmf) / max(pmf.sum(), 1e-300), 0, 1))
-        return np.array(rows)
 
-    offsets, comb_main = offsets[keep], comb_main[keep]
-    P = keep.size
-    # DCD: the two parities of the sampled symbol are two eyes, each with its own cursors
-    # (its main cursor too); otherwise one eye
-    if dcd_sets:
-        d_main = np.array([dcd_sets[i][main] for i in keep])
-        comps = [(0.5, eye_cdf(+1.0), comb_main + d_main), (0.5, eye_cdf(-1.0), comb_main - d_main)]
-    else:
-        comps = [(1.0, eye_cdf(0.0), comb_main)]
-    # sinusoidal jitter moves all edges together, slowly: its arcsine distribution (16
-    # phases) mixes shifted copies of each eye
-    if jitter.sj_amplitude_s:
-        shifts = jitter.sj_amplitude_s * np.sin(2 * np.pi * (np.arange(16) + 0.5) / 16)
-        cols = np.arange(P)
-        comps = [(wgt, np.mean([_shift_rows(c_, s_ / dt) for s_ in shifts], axis=0),
-                  np.mean([np.interp(cols - s_ / dt, cols, m_) for s_ in shifts], axis=0)) for wgt, c_, m_ in comps]
-    cdf = sum(wgt * c_ for wgt, c_, _ in comps)
-    comb_main = sum(wgt * m_ for wgt, _, m_ in comps)
-    parts = tuple(comps) if len(comps) > 1 else ()
-    return StatEye(offsets * dt, v, cdf, comb_main, lv, lk.thresholds_v,
-                   {"rx": float(np.sqrt(sig_rx2)), "tx": float(np.sqrt(sig_tx2)), "jitter": float(np.sqrt(sig_j2))},
-                   ui, lk, parts)
+def _with_sinusoidal_jitter(comps: list, jitter: Jitter, dt: float, n_cols: int) -> list:
+    """Sinusoidal jitter moves all edges together, slowly: its arcsine distribution (16
+    phases) mixes shifted copies of each eye."""
+    if not jitter.sj_amplitude_s:
+        return comps
+    shifts = jitter.sj_amplitude_s * np.sin(2 * np.pi * (np.arange(16) + 0.5) / 16)
+    cols = np.arange(n_cols)
+    return [(wgt, np.mean([_shift_rows(c_, s_ / dt) for s_ in shifts], axis=0),
+             np.mean([np.interp(cols - s_ / dt, cols, m_) for s_ in shifts], axis=0)) for wgt, c_, m_ in comps]
 
 
 def _shift_rows(a: np.ndarray, s: float) -> np.ndarray:

@@ -1,0 +1,17 @@
+"""The three engines, each running on the prepared link of :mod:`phy.serdes` (or, for COM,
+on the channel and its own reference chain) and none on another:
+
+* :mod:`phy.engines.timesim`: the time-domain simulator (:func:`simulate`);
+* :mod:`phy.engines.stateye`: the statistical eye (:func:`statistical_eye`);
+* :mod:`phy.engines.com`: the Channel Operating Margin (:func:`channel_margin`).
+
+The distributions on a voltage grid the statistical eye and COM share are in
+:mod:`phy.engines.pmf`.
+"""
+
+from .com import ComParams, MarginResult, channel_margin
+from .stateye import StatEye, statistical_eye
+from .timesim import EyeDiagram, SimulationResult, Waveform, simulate
+
+__all__ = ["ComParams", "EyeDiagram", "MarginResult", "SimulationResult", "StatEye", "Waveform", "channel_margin",
+           "simulate", "statistical_eye"]

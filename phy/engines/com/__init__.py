@@ -1,0 +1,8 @@
+"""Channel Operating Margin in the manner of IEEE 802.3 Annex 93A (and 163A, 178A): the
+parameter sets (:mod:`.params`), the margin and the equaliser search (:mod:`.margin`,
+its figure of merit in a Numba kernel)."""
+
+from .margin import MarginResult, channel_margin
+from .params import ComParams
+
+__all__ = ["ComParams", "MarginResult", "channel_margin"]

@@ -1,0 +1,241 @@
+"""Time-domain Monte Carlo of a SerDes link, symbol by symbol, in Numba.
+
+:func:`simulate` drives the kernel of :mod:`phy.engines.timesim._kernels` chunk by chunk, so memory stays
+bounded whatever the number of UIs: every per-symbol quantity (symbols, transmit noise,
+edge jitter) lives in a rolling window a few hundred UIs longer than a chunk, and the
+receiver's state (FFE delay line, DFE decisions, CDR loop, burst tracker, postcoder) is
+carried from chunk to chunk. The same seed gives the same result bit for bit.
+
+What one UI does, in order:
+
+1. The transmitter maps data symbols to levels (Gray, optional 1/(1+D) precoder), runs
+   its FFE, adds its noise, and moves each edge by its jitter.
+2. The receiver's ADC samples the analog signal (channel, Tx edge filter, Rx filter,
+   CTLE, crosstalk) at the CDR's phase plus its clock jitter, and adds its noise.
+3. The Rx FFE, the DFE and the slicer decide; errors are counted against the sent
+   symbols (detector errors) and, after the postcoder, against the data (symbol and bit
+   errors); bursts of detector errors are tracked (a burst ends after as many correct
+   decisions in a row as the DFE has taps, at least one).
+4. The CDR updates its phase. With an eye diagram, the same is done on a grid of
+   ``samples_per_ui`` time offsets around the sampling instant, after the Rx FFE and the
+   DFE's correction, and each offset's decisions give the horizontal bathtub.
+
+:func:`simulate` reads as its steps: the prepared link (:func:`phy.serdes.prepare_link`),
+the tables the kernel reads (:mod:`.tables`), the random streams (:mod:`.sources`), the
+kernel's state (:class:`_State`), the chunks, and the result (:func:`.result.assemble`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fec.interleave import GRAY_PAM4
+
+from ..._validate import integer, number
+from ..._validate import seed as check_seed
+from ...errors import ConfigError
+from ...serdes import Cdr, Jitter, Noise, PreparedLink, Receiver, Transmitter, prepare_link
+from . import _kernels as K
+from .result import SimulationResult, assemble
+from .sources import RxNoise, aggressor_stream, tx_stream
+from .tables import Tables, build_tables
+
+__all__ = ["simulate"]
+
+
+def simulate(
+    link,
+    n_ui: int,
+    *,
+    baud_hz: float | None = None,
+    tx: Transmitter | None = None,
+    rx: Receiver | None = None,
+    noise: Noise | None = None,
+    jitter: Jitter | None = None,
+    cdr: Cdr | None = None,
+    samples_per_ui: int = 32,
+    eye: bool = False,
+    eye_bins: int = 256,
+    waveform_ui: int = 0,
+    warmup_ui: int | None = None,
+    chunk_ui: int = 1 << 17,
+    max_errors_recorded: int = 1_000_000,
+    span_threshold: float = 1e-5,
+    span_ui: tuple[int, int] | None = None,
+    seed: int | None = None,
+) -> SimulationResult:
+    """Simulate ``n_ui`` unit intervals of a link.
+
+    Parameters
+    ----------
+    link : channels.Channel or channels.PulseResponse
+        The channel (its pulse response is taken at ``baud_hz`` with ``samples_per_ui``),
+        or a pulse response without the transceiver's filters (they are applied here).
+        Aggressors of the channel become crosstalk with independent random data at a
+        random (seeded) symbol phase.
+    n_ui : int
+        UIs to count (after ``warmup_ui``).
+    baud_hz : float
+        Symbol rate (Bd), for a Channel.
+    tx, rx, noise, jitter, cdr
+        The SerDes (:mod:`phy.serdes`); defaults: PAM4, 0.5 V, no
+        equalisation, no noise, no jitter, fixed phase at the pulse peak.
+    samples_per_ui : int
+        Time resolution of the simulation and of the eye (fine samples per UI).
+    eye : bool
+        Build the eye diagram (``samples_per_ui`` columns x ``eye_bins`` voltage bins)
+        and the horizontal bathtub.
+    waveform_ui : int
+        Record the first this many UIs (after warm-up): the ADC input and the slicer input
+        on the fine grid, with the sent and decided symbols.
+    warmup_ui : int, optional
+        UIs run before counting (FFE/DFE history, CDR lock); default 256, plus 20,000
+        with a CDR.
+    chunk_ui : int
+        UIs per kernel call (memory is a few dozen bytes per UI of a chunk).
+    max_errors_recorded : int
+        Cap on the stored error positions (counts are always exact).
+    span_threshold : float
+        The pulse is trimmed where it stays below this fraction of its peak.
+    span_ui : (int, int), optional
+        Keep exactly this many UIs before and after the main cursor instead (the ISI
+        beyond is ignored: a deliberate truncation, e.g. to drop late reflections).
+    seed : int, optional
+        Seed of every random stream (symbols, noises, jitters, crosstalk phases).
+
+    Returns
+    -------
+    SimulationResult
+    """
+    tx, rx, noise, jitter, cdr = _parts(tx, rx, noise, jitter, cdr)
+    n_ui = integer(n_ui, "n_ui", 1)
+    chunk_ui = integer(chunk_ui, "chunk_ui", 64, 1 << 24)
+    thr = number(span_threshold, "span_threshold", positive=True, hi=0.1)
+    warmup = (256 + (20_000 if cdr.kind != "fixed" else 0)) if warmup_ui is None else integer(warmup_ui, "warmup_ui", 0)
+    lk = prepare_link(link, baud_hz=baud_hz, tx=tx, rx=rx, noise=noise, cdr=cdr, samples_per_ui=samples_per_ui)
+    ss = np.random.SeedSequence(check_seed(seed))
+    r_sym, r_txn, r_jit, r_rxn, r_agg = (np.random.default_rng(s) for s in ss.spawn(5))
+    n_agg = len(lk.pulse.aggressors)
+    agg_rngs = [np.random.default_rng(s)
+                for s in np.random.SeedSequence(int(r_agg.integers(2**63))).spawn(max(n_agg, 1))][:n_agg]
+    tab = build_tables(lk, jitter, cdr, thr, span_ui, r_agg)
+    st = _State(lk, tx, rx, cdr, tab, eye, eye_bins, waveform_ui, max_errors_recorded)
+    _run(lk, tx, rx, cdr, jitter, tab, st, warmup, warmup + n_ui, chunk_ui, eye,
+         (r_sym, r_txn, r_jit, r_rxn, agg_rngs))
+    config = {
+        "baud_hz": lk.analog.baud_hz, "samples_per_ui": lk.analog.samples_per_ui, "n_ui": n_ui, "warmup_ui": warmup,
+        "seed": seed, "tx": tx.to_dict(), "rx": rx.to_dict(), "noise": noise.to_dict(), "jitter": jitter.to_dict(),
+        "cdr": cdr.to_dict(), "span_ui": [-tab.jpre, tab.jpost], "burst_gap_ui": st.gap,
+        "aggressors": tab.agg_S.shape[0],
+    }
+    return assemble(lk, tx, cdr, st, config, warmup)
+
+
+def _parts(tx, rx, noise, jitter, cdr):
+    """The SerDes parts, defaulted, each of its type (a ConfigError names the one that is not)."""
+    tx, rx, noise, jitter, cdr = tx or Transmitter(), rx or Receiver(), noise or Noise(), jitter or Jitter(), cdr or Cdr()
+    for name, obj, cls in (("tx", tx, Transmitter), ("rx", rx, Receiver), ("noise", noise, Noise),
+                           ("jitter", jitter, Jitter), ("cdr", cdr, Cdr)):
+        if not isinstance(obj, cls):
+            raise ConfigError(f"{name} must be a {cls.__name__}, got {type(obj).__name__}")
+    return tx, rx, noise, jitter, cdr
+
+
+class _State:
+    """What the kernel carries from chunk to chunk (the FFE delay lines, the DFE's
+    decisions, the CDR and the counters) and what it fills (the eye, the bathtub, the
+    crossings, the waveform, the error positions, the burst spans), with the slicer's
+    fixed inputs."""
+
+    def __init__(self, lk: PreparedLink, tx: Transmitter, rx: Receiver, cdr: Cdr, tab: Tables, eye: bool,
+                 eye_bins: int, waveform_ui: int, max_errors: int):
+        P = lk.analog.samples_per_ui
+        eye_bins = integer(eye_bins, "eye_bins", 8, 4096)
+        waveform_ui = integer(waveform_ui, "waveform_ui", 0, 1 << 20)
+        max_err = integer(max_errors, "max_errors_recorded", 0)
+        nffe = lk.rx_ffe.size
+        self.eye_on = bool(eye)
+        self.yring, self.colring, self.ahist = np.zeros(nffe), np.zeros((nffe, P)), np.zeros(lk.dfe.size)
+        self.fstate = np.zeros(K.N_FSTATE)
+        self.istate = np.zeros(K.N_ISTATE, dtype=np.int64)
+        self.istate[K.I_LASTERR] = -1
+        self.istate[K.I_UNLOCK] = -1
+        self.lock_bound = cdr.lock_bound_ui * P if cdr.kind != "fixed" else np.inf
+        self.eye_hist = np.zeros((P, eye_bins), dtype=np.int64)
+        self.col_err = np.zeros(P, dtype=np.int64)
+        self.cross = np.zeros(P * K.CROSS_SUB, dtype=np.int64)
+        fpre = rx.ffe.n_pre
+        comb = np.convolve(lk.cursors, lk.rx_ffe)
+        resid = np.abs(np.delete(comb, np.arange(lk.n_pre + fpre, lk.n_pre + fpre + lk.dfe.size + 1)))
+        vmax = 1.2 * (lk.h0_v + tx.swing_v * resid.sum()) + 6 * lk.rx_noise_rms_v
+        self.vlo, self.vstep = -vmax, 2 * vmax / eye_bins
+        self.wave_raw, self.wave_z = np.zeros((waveform_ui, P)), np.zeros((waveform_ui, P))
+        self.wave_meta = np.zeros((waveform_ui, 2), dtype=np.int64)
+        self.err_pos = np.zeros(max_err, dtype=np.int64)
+        self.err_val = np.zeros(max_err, dtype=np.int8)
+        self.burst_hist = np.zeros(65, dtype=np.int64)
+        self.gap = max(1, lk.dfe.size)
+        self.gray = GRAY_PAM4.astype(np.int64) if tx.order == 4 else np.array([0, 1], dtype=np.int64)
+        self.dfe_v = lk.dfe * lk.h0_v
+        self.block = cdr.update_ui if cdr.kind != "fixed" else 1024
+
+
+def _run(lk, tx, rx, cdr, jitter, tab: Tables, st: _State, warmup: int, total: int, chunk_ui: int, eye: bool, rngs):
+    """Every chunk through the kernel; the symbols, levels and noises come from their
+    streams in a fixed order (transmitter, aggressors, receiver), so the same seed gives
+    the same run whatever the chunk size."""
+    r_sym, r_txn, r_jit, r_rxn, agg_rngs = rngs
+    c = tx.ffe.coefficients
+    fpre = rx.ffe.n_pre
+    HB = max([tab.jpost + 2] + [int(j) + 2 for j in tab.agg_jmax]) + c.size + 1
+    HA = max([tab.jpre + 2] + [2 - int(j) for j in tab.agg_jmin]) + fpre + c.size + 1
+    # every stream starts at the same global UI whatever the pulse's span, so that the symbols,
+    # noises and jitter of UI g do not depend on the channel (for spans up to 4096 UI)
+    first = -4096 * (1 + HB // 4096)
+    stream = tx_stream(first, tx, lk, jitter, r_sym, r_txn, r_jit)
+    agg_streams = [aggressor_stream(first, rg, tx) for rg in agg_rngs]
+    rx_noise = RxNoise(lk, r_rxn)
+    symbol_jitter = jitter.model == "symbol"
+    step_levels = np.zeros_like(tx.levels) if symbol_jitter else tx.levels  # the step source: noise only
+    spu = lk.analog.samples_per_ui
+    g0 = 0
+    while g0 < total:
+        n = min(chunk_ui, total - g0)
+        win = stream.window(g0 - HB, g0 + n + HA)
+        sent, eps = win["sent"], win["eps"]
+        x, a_, b_, ax, bx = (np.empty(sent.size) for _ in range(5))
+        idx = np.empty(sent.size, dtype=np.int64)
+        K.prepare_symbols(sent, step_levels, c, tx.ffe.main, tx.swing_v, win["txn"],
+                          0.0 * eps if symbol_jitter else eps, tab.pos_base, x, a_, b_, ax, bx, idx)
+        levels = [s.window(g0 - HB, g0 + n + HA)["lv"] for s in agg_streams]
+        if symbol_jitter:
+            levels.insert(0, tx.levels[sent] * tx.swing_v)
+        agg_a, agg_b, agg_idx = _pulse_inputs(tab, levels, eps if symbol_jitter else None, x.size)
+        K.run_chunk(
+            g0, n, HB, st.block,
+            a_, b_, ax, bx, idx, sent, win["data"], tx.precoder, tx.order, tx.levels, lk.thresholds_v, st.gray,
+            tab.S, tab.T0, tab.T1, spu, tab.jpre, tab.jpost,
+            agg_a, agg_b, agg_idx, tab.agg_S, tab.agg_T0, tab.agg_T1, tab.agg_jmin, tab.agg_jmax,
+            rx_noise.take(n),
+            lk.rx_ffe, fpre, st.dfe_v, st.gap,
+            cdr.code, cdr.kp_ui, cdr.ki_ui, lk.h0_v, tab.phase_lim, float(st.lock_bound),
+            warmup, eye, spu, st.vlo, st.vstep, st.eye_hist, st.col_err, st.cross,
+            st.wave_raw, st.wave_z, st.wave_meta,
+            st.err_pos, st.err_val, st.burst_hist,
+            st.yring, st.colring, st.ahist, st.fstate, st.istate,
+        )
+        g0 += n
+
+
+def _pulse_inputs(tab: Tables, levels: list, eps, n: int):
+    """Each pulse source's per-symbol weights and table positions: a fixed position for an
+    aggressor, the victim's own symbols each at its jittered one (``eps``)."""
+    if not levels:
+        return np.zeros((0, n)), np.zeros((0, n)), np.zeros((0, n), dtype=np.int64)
+    pos = np.repeat(tab.agg_pos[:, None], n, axis=1)
+    if eps is not None:
+        pos[0] -= eps
+    lv = np.stack(levels)
+    idx = np.floor(pos).astype(np.int64)
+    frac = pos - idx
+    return np.ascontiguousarray(lv * (1 - frac)), np.ascontiguousarray(lv * frac), idx

@@ -1,0 +1,140 @@
+"""The random streams of a time-domain run, per symbol and in order, so that what happens
+at UI ``g`` does not depend on how the run is cut into chunks: the transmitter's data,
+sent symbols, noise and edge jitter; each aggressor's levels; the receiver's noise (a FIR
+whose state is carried from chunk to chunk). All come from one seed (numpy
+``SeedSequence``), spawned in a fixed order."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...serdes import Jitter, PreparedLink, Transmitter, signals
+from ...serdes import _kernels as SK
+from . import _kernels as K
+
+__all__ = ["RxNoise", "Stream", "random_symbols", "tx_stream"]
+
+
+def random_symbols(rng: np.random.Generator, n: int, order: int) -> np.ndarray:
+    """Uniform symbols 0 .. order-1 (a power of two) from the top bits of one 64-bit draw each:
+    the stream does not depend on how it is cut into chunks (numpy's small-integer draws
+    buffer bits within one call and drop them at its end)."""
+    shift = np.uint64(64 - int(order).bit_length() + 1)
+    return (rng.bit_generator.random_raw(n) >> shift).astype(np.int64)
+
+
+class _Source:
+    """Data symbols in order, from a pattern or a random generator."""
+
+    def __init__(self, tx: Transmitter, rng: np.random.Generator):
+        self.tx = tx
+        self.rng = rng
+        self.pos = 0
+        p = tx.pattern
+        self.periodic = None
+        self.prbs = None
+        if p == "prbs13q":
+            self.periodic = np.asarray(signals.prbs13q(), dtype=np.int64)
+        elif p == "ssprq":
+            self.periodic = np.asarray(signals.ssprq(), dtype=np.int64)
+        elif p.startswith("prbs"):
+            self.prbs = signals.Prbs(int(p[4:]))
+
+    def take(self, n: int) -> np.ndarray:
+        if self.periodic is not None:
+            idx = (self.pos + np.arange(n)) % self.periodic.size
+            out = self.periodic[idx]
+        elif self.prbs is not None:
+            bits = self.prbs.bits(n * (2 if self.tx.order == 4 else 1))
+            out = np.asarray(signals.gray_pam4(bits) if self.tx.order == 4 else bits, dtype=np.int64)
+        else:
+            out = random_symbols(self.rng, n, self.tx.order)
+        self.pos += n
+        return out
+
+
+class Stream:
+    """Per-symbol quantities for global UI indices ``[start, end)``, generated in order."""
+
+    def __init__(self, start: int, make):
+        self.start = start
+        self.end = start
+        self.make = make  # make(n) -> dict of arrays of length n
+        self.data: dict[str, np.ndarray] = {}
+
+    def window(self, lo: int, hi: int) -> dict[str, np.ndarray]:
+        if hi > self.end:
+            new = self.make(hi - self.end)
+            self.data = {k: np.concatenate([self.data[k], v]) if self.data else v for k, v in new.items()}
+            self.end = hi
+        if lo < self.start:
+            raise AssertionError("stream window moved backwards")
+        drop = lo - self.start
+        if drop:
+            self.data = {k: v[drop:] for k, v in self.data.items()}
+            self.start = lo
+        return {k: v[: hi - lo] for k, v in self.data.items()}
+
+
+class _TxSymbols:
+    """Per-symbol transmitter quantities in order: data, sent symbol (after the precoder),
+    noise, and edge (or symbol) jitter in fine samples."""
+
+    def __init__(self, first: int, tx: Transmitter, lk: PreparedLink, jitter: Jitter, r_sym, r_txn, r_jit):
+        self.k = first  # global index of the next symbol
+        self.prev = 0  # last precoder output
+        self.source = _Source(tx, r_sym)
+        self.tx, self.lk, self.jitter = tx, lk, jitter
+        self.r_txn, self.r_jit = r_txn, r_jit
+        self.ui, self.dt = 1.0 / lk.analog.baud_hz, lk.analog.dt_s
+
+    def __call__(self, n):
+        data = self.source.take(n)
+        if self.tx.precoder:
+            sent = np.asarray(signals.precode(data, self.prev), dtype=np.int64)
+            self.prev = int(sent[-1])
+        else:
+            sent = data
+        txn = np.zeros(n)
+        if self.lk.tx_noise_rms:
+            SK.normals(self.r_txn, txn, self.lk.tx_noise_rms, 0.0)
+        eps = self.jitter.tx_edges(self.k, n, self.ui, self.r_jit) / self.dt if self.jitter.has_tx else np.zeros(n)
+        self.k += n
+        return {"data": data, "sent": sent, "txn": txn, "eps": eps}
+
+
+def tx_stream(first: int, tx: Transmitter, lk: PreparedLink, jitter: Jitter, r_sym, r_txn, r_jit) -> Stream:
+    """The transmitter's stream, starting at global UI ``first``."""
+    return Stream(first, _TxSymbols(first, tx, lk, jitter, r_sym, r_txn, r_jit))
+
+
+def aggressor_stream(first: int, rng: np.random.Generator, tx: Transmitter) -> Stream:
+    """An aggressor's levels (independent random data at the victim's swing)."""
+    return Stream(first, lambda n: {"lv": tx.levels[random_symbols(rng, n, tx.order)] * tx.swing_v})
+
+
+class RxNoise:
+    """The receiver's noise at the ADC, chunk after chunk: unit white noise through the
+    front end's shaping FIR (its last samples carried over), plus white noise."""
+
+    def __init__(self, lk: PreparedLink, rng: np.random.Generator):
+        self.g = lk.rx_noise_fir
+        self.white = lk.white_noise_rms_v
+        self.rng = rng
+        self.tail = np.zeros(self.g.size - 1)
+
+    def take(self, n: int) -> np.ndarray:
+        if self.g.size > 1:
+            wn = np.empty(self.tail.size + n)
+            wn[: self.tail.size] = self.tail
+            SK.normals(self.rng, wn[self.tail.size :], 1.0, 0.0)
+            rxn = np.empty(n)
+            K.fir_valid(wn, self.g, rxn)
+            self.tail = wn[wn.size - (self.g.size - 1):]
+        else:
+            rxn = np.zeros(n)
+        if self.white:
+            extra = np.empty(n)
+            SK.normals(self.rng, extra, self.white, 0.0)
+            rxn += extra
+        return rxn

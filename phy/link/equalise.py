@@ -1,0 +1,231 @@
+"""Each segment of a link equalised and its statistical eye computed: COM proposes, the eye
+decides among COM's own equalisation and variants of it, at the sampling phases a
+receiver's clock recovery can lock to."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+import channels
+
+from ..engines import channel_margin, statistical_eye
+from ..errors import ConfigError
+from ..serdes import (
+    Cdr,
+    Jitter,
+    Noise,
+    Receiver,
+    RxFfe,
+    Transmitter,
+    TxFfe,
+    modulation_order,
+)
+from .optics import OpticalClass
+from .spec import LinkSpec
+
+
+# ----------------------------------------------------------------------------- segments
+@dataclass(frozen=True)
+class Segment:
+    """One equalised segment of a link, everything needed to rerun it: the channel as the
+    receiver sees it (packages included), the chosen transmitter and receiver, the noise
+    and jitter, and its statistical eye.
+
+    ``phy.simulate(seg.channel, n_ui, baud_hz=seg.baud_hz, tx=seg.tx, rx=seg.rx,
+    noise=seg.noise, jitter=seg.jitter, cdr=seg.cdr)`` checks the eye in the time domain.
+
+    Attributes
+    ----------
+    name : str
+    channel : channels.Channel
+    baud_hz : float
+    tx, rx, noise, jitter
+    eye : StatEye
+    ser, der : float
+        Detector symbol error ratio; with DFE error propagation.
+    equalisation : str
+        How the equalisation was chosen.
+    com_db : float or None
+    delay_s : float
+        Time of flight through the segment.
+    notes : tuple of str
+    cdr : Cdr
+        The fixed sampling phase the eye was computed at (pass it to ``phy.simulate``).
+    candidates : tuple of (str, float, float)
+        Every equalisation and sampling phase tried, with its symbol error ratio at the
+        slicer and its detector error ratio with DFE error propagation.
+    """
+
+    name: str
+    channel: channels.Channel
+    baud_hz: float
+    tx: Transmitter
+    rx: Receiver
+    noise: Noise
+    jitter: Jitter
+    eye: object
+    ser: float
+    der: float
+    equalisation: str
+    com_db: float | None
+    delay_s: float
+    notes: tuple
+    cdr: Cdr = field(default_factory=Cdr)
+    candidates: tuple = ()
+
+    @property
+    def dfe(self) -> np.ndarray:
+        """DFE taps used, normalised to the main cursor."""
+        return np.asarray(self.eye.link.dfe, dtype=float)
+
+
+def _check_band(ch: channels.Channel, baud: float, what: str) -> None:
+    if ch.f[-1] < baud / 2:
+        raise ConfigError(
+            f"{what} {ch.name!r} has data only up to {ch.f[-1] / 1e9:.4g} GHz, below the Nyquist frequency "
+            f"{baud / 2e9:.4g} GHz of {baud / 1e9:.4g} GBd: it cannot carry this lane rate with this modulation"
+        )
+
+
+_EYES: OrderedDict = OrderedDict()  # recent segments, so a channel met again is not re-equalised
+_EYES_MAX = 64
+
+
+def _equalised_eye(name: str, ch: channels.Channel, spec: LinkSpec, *, extra_psd: float = 0.0,
+                   packages: bool | None = None) -> Segment:
+    """The host SerDes over ``ch``: equalisation (fixed or by COM), then the statistical eye.
+    Remembered for the same channel object, SerDes, baud, modulation, added noise and
+    packages (an optical class's host channel at every fibre length, a search's options)."""
+    key = (id(ch), spec.serdes, spec.baud_hz, spec.modulation, float(extra_psd), packages)
+    try:
+        hit = _EYES.get(key)
+    except TypeError:  # a SerDes holding something unhashable: no memory
+        return _equalise(name, ch, spec, extra_psd, packages)
+    if hit is not None and hit[0] is ch:
+        _EYES.move_to_end(key)
+        return replace(hit[1], name=name)
+    seg = _equalise(name, ch, spec, extra_psd, packages)
+    _EYES[key] = (ch, seg)
+    if len(_EYES) > _EYES_MAX:
+        _EYES.popitem(last=False)
+    return seg
+
+
+def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float, packages: bool | None) -> Segment:
+    s = spec.serdes
+    baud = spec.baud_hz
+    _check_band(ch, baud, name)
+    p = s.com_params(baud)
+    notes = []
+    use_pkg = s.packages if packages is None else packages
+    full = ch
+    if use_pkg:
+        f = ch.f
+        full = channels.cascade(p.package(f, "tx"), ch, p.package(f, "rx"))
+    com_db = None
+    if s.tx is None:
+        if spec.modulation != ("pam4" if p.levels == 4 else "nrz"):
+            p = p.with_(levels=modulation_order(spec.modulation))
+        if extra_psd > 0:  # let the search see the added noise (it is referred to the same input)
+            p = p.with_(eta0_v2_per_hz=p.eta0_v2_per_hz + extra_psd)
+        m = channel_margin(ch, p)
+        com_db = float(m.com_db)
+        tx, rx_com = m.serdes()
+        rx = replace(rx_com, ffe=RxFfe(rx_com.ffe.n_pre, rx_com.ffe.n_post))
+        # COM proposes, the statistical eye decides: COM's ranking without the Rx FFE
+        # can favour a CTLE that costs too much signal when the noise is large; where the
+        # clock recovery locks (COM's cursor, 93A-25's Mueller-Muller point with the first
+        # DFE tap, or the pulse's peak) is tried too
+        flat = replace(rx, ctle=replace(rx.ctle, g_dc_db=0.0, g_dc2_db=0.0)) if rx.ctle is not None else rx
+        bare = replace(tx, ffe=TxFfe())
+        candidates = [(COM_CHOICE, tx, rx_com, (m.cdr(),)), ("COM's Tx FFE and CTLE", tx, rx, SAMPLING_PHASES),
+                      ("COM's Tx FFE, flat CTLE", tx, flat, SAMPLING_PHASES),
+                      ("no Tx FFE, COM's CTLE", bare, rx, SAMPLING_PHASES),
+                      ("no Tx FFE, flat CTLE", bare, flat, SAMPLING_PHASES)]
+    else:
+        candidates = [("given", s.tx, s.rx, (s.cdr,) if s.cdr is not None else SAMPLING_PHASES)]
+    noise, jitter = s.impairments(baud)
+    if extra_psd > 0:
+        noise = replace(noise, rx_noise_psd_v2_per_hz=noise.rx_noise_psd_v2_per_hz + extra_psd)
+    best, tried = None, []
+    for label, tx, rx, phases in candidates:
+        if tx.modulation != spec.modulation:
+            raise ConfigError(f"the Serdes transmitter modulates {tx.modulation}, the link {spec.modulation}")
+        if noise.rx_noise_psd_v2_per_hz > 0 and rx.bandwidth_hz is None:
+            rx = replace(rx, bandwidth_hz=0.75 * baud)
+            notes.append("receiver bandwidth set to 0.75 baud for the noise density")
+        for phase in phases:
+            cdr = phase if isinstance(phase, Cdr) else Cdr(phase=phase)
+            eye = statistical_eye(full, baud_hz=baud, tx=tx, rx=rx, noise=noise, jitter=jitter, cdr=cdr,
+                                  columns="sampling")
+            der = float(eye.ser_dfe())
+            what = label if isinstance(phase, Cdr) else f"{label}, sampled at {_PHASE_WORDS[phase]}"
+            tried.append((what, float(eye.ser()), der))
+            if best is None or der < best[0] * 0.99:
+                best = (der, what, eye, tx, rx, cdr)
+    der, label, eye, tx, rx, cdr = best
+    if com_db is not None:
+        notes.append(f"COM ({p.name}) {com_db:.2f} dB; equalisation: {label}")
+    return Segment(name, full, baud, tx, rx, noise, jitter, eye, float(eye.ser()), der, label, com_db,
+                   float(full.delay_s), tuple(notes), cdr, tuple(tried))
+
+
+#: The candidate that is COM's equalisation as COM found it: its Tx FFE, CTLE and Rx FFE
+#: taps, sampled at its cursor.
+COM_CHOICE = "COM's equalisation at COM's cursor"
+#: Sampling phases the roll-up tries for each re-adapted equalisation (:class:`phy.Cdr` ``phase``).
+SAMPLING_PHASES = ("mm-dfe", "peak")
+_PHASE_WORDS = {"mm-dfe": "the Mueller-Muller point with the first DFE tap (93A-25)", "peak": "the pulse peak"}
+
+
+def _optical_eye(name: str, oc: OpticalClass, spec: LinkSpec) -> Segment:
+    """The optical span equalised by the module DSP, noise from the optical budget."""
+    baud = spec.baud_hz
+    M = modulation_order(spec.modulation)
+    b = oc.path.budget(M)
+    swing = 0.5
+    rel = b.equivalent_noise_rms_a / (b.levels_a[-1] - b.levels_a[0])  # rms over the outer amplitude
+    noise = Noise(rx_noise_rms_v=rel * 2 * swing)
+    ch = oc.path.channel()
+    tx = Transmitter(spec.modulation, swing_v=swing)
+    cdr = Cdr(phase="mm-dfe")
+    eye = statistical_eye(ch, baud_hz=baud, tx=tx, rx=oc.dsp_rx, noise=noise, cdr=cdr, columns="sampling")
+    notes = ((f"optical budget: received OMA {b.received_oma_dbm:.2f} dBm, SNR {b.snr_db:.2f} dB, "
+             f"SER without ISI {b.ser:.3g}"),)
+    return Segment(name, ch, baud, tx, oc.dsp_rx, noise, Jitter(), eye, float(eye.ser()), float(eye.ser_dfe()),
+                   "module DSP", None, oc.path.delay_s, notes, cdr)
+
+
+def segments(spec: LinkSpec) -> tuple[Segment, ...]:
+    """The equalised segments of ``spec``'s medium: one for copper and linear optics, three
+    for DSP-retimed optics (host to module, the optics, module to host)."""
+    if not isinstance(spec, LinkSpec):
+        raise ConfigError(f"segments needs a LinkSpec, got {type(spec).__name__}")
+    if spec.channel is not None:
+        return (_equalised_eye("channel", spec.channel, spec),)
+    oc = spec.optics
+    if oc.kind == "dsp":
+        host = _equalised_eye("host_to_module", oc.host, spec, packages=oc.packages)
+        optical = _optical_eye("optics", oc, spec)
+        back = replace(host, name="module_to_host")
+        return (host, optical, back)
+    # linear optics: host -> optics -> host, the optical noise at the optical receiver
+    ch = channels.cascade(oc.host, oc.path.channel(oc.host.f), oc.host)
+    M = modulation_order(spec.modulation)
+    b = oc.path.budget(M)
+    p = spec.serdes.com_params(spec.baud_hz)
+    swing = spec.serdes.tx.swing_v if spec.serdes.tx is not None else p.a_v
+    f = oc.host.f
+    h_host = np.abs(oc.host.sdd21)
+    rel = b.equivalent_noise_rms_a / (b.levels_a[-1] - b.levels_a[0])
+    sigma_v = rel * 2 * swing * float(h_host[np.argmin(np.abs(f - 1e9))])  # at the optical receiver
+    bn = b.noise_bandwidth_hz
+    band = f <= bn
+    psd = sigma_v**2 / bn * float(np.mean(h_host[band] ** 2))  # referred through the far host channel
+    e = _equalised_eye("host_optics_host", ch, spec, extra_psd=psd, packages=oc.packages)
+    notes = e.notes + ((f"optical budget: received OMA {b.received_oma_dbm:.2f} dBm, SNR {b.snr_db:.2f} dB; "
+                       f"its noise referred to the host receiver as {psd:.3g} V^2/Hz"),)
+    return (replace(e, delay_s=e.delay_s + oc.path.delay_s, notes=notes),)

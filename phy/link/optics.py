@@ -1,0 +1,126 @@
+"""Optical link classes: the optical path, the electrical host channel at each end, the
+modules (DSP pluggable, linear pluggable, co-packaged) with their power and latency."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import channels
+from channels.optical import OpticalPath
+
+from .._validate import number
+from ..errors import ConfigError
+from ..serdes import Receiver, RxFfe
+
+
+@dataclass(frozen=True)
+class OpticalClass:
+    """An optical link class: the optical path, the electrical host channel at each end,
+    and the modules.
+
+    Parameters
+    ----------
+    kind : {"dsp", "lpo", "cpo"}
+        ``"dsp"``: a pluggable with a DSP retimer at each end: three retimed segments
+        (host to module, the optics, module to host), the module's DSP equalising the
+        optics. ``"lpo"`` (linear pluggable) and ``"cpo"`` (co-packaged): linear drive, one
+        segment from host SerDes to host SerDes through the optics, its noise added at the
+        optical receiver.
+    path : channels.optical.OpticalPath
+    host : channels.Channel
+        Electrical channel from the host's package to the module (each end).
+    module_power_w, module_rate_bps : float
+        A module's power and its rate per direction (full duplex).
+    module_latency_s : float
+        A module's one-way latency (its DSP; 0 for linear optics).
+    dsp_rx : Receiver
+        The module DSP's receiver for the optical segment (``"dsp"`` only).
+    packages : bool, optional
+        Whether COM's reference package goes on the host channel's ends (None: as
+        ``Serdes.packages``); False when ``host`` already includes the package.
+    """
+
+    kind: str
+    path: OpticalPath
+    host: channels.Channel
+    module_power_w: float
+    module_rate_bps: float = 800e9
+    module_latency_s: float = 0.0
+    dsp_rx: Receiver = field(default_factory=lambda: Receiver(ffe=RxFfe(3, 12)))
+    packages: bool | None = None
+    name: str = ""
+
+    def __post_init__(self):
+        if self.kind not in ("dsp", "lpo", "cpo"):
+            raise ConfigError(f"OpticalClass.kind must be 'dsp', 'lpo' or 'cpo', got {self.kind!r}")
+        if not isinstance(self.path, OpticalPath):
+            raise ConfigError(f"OpticalClass.path must be a channels.optical.OpticalPath, got {type(self.path).__name__}")
+        if not isinstance(self.host, channels.Channel):
+            raise ConfigError(f"OpticalClass.host must be a channels.Channel, got {type(self.host).__name__}")
+        number(self.module_power_w, "OpticalClass.module_power_w", nonneg=True)
+        number(self.module_rate_bps, "OpticalClass.module_rate_bps", positive=True)
+        number(self.module_latency_s, "OpticalClass.module_latency_s", nonneg=True)
+        if not isinstance(self.dsp_rx, Receiver):
+            raise ConfigError(f"OpticalClass.dsp_rx must be a Receiver, got {type(self.dsp_rx).__name__}")
+        if not self.name:
+            object.__setattr__(self, "name", self.kind)
+
+    @staticmethod
+    def _path(length_m: float, baud_hz: float, connectors: int) -> OpticalPath:
+        """A 400GBASE-DR4-class transmitter (OMA_outer mid-range of its -0.8 to 4.2 dBm at
+        1.0 dBm, ER 3.5 dB, RIN_OMA -136 dB/Hz at 53.125 GBd, reflectances -26 dB: a
+        vendor's restatement of 802.3 Cl.124), scaled to the baud: bandwidths 0.75 baud
+        (driver) and 0.5 baud (receiver), and the RIN limit lowered by ``10 log10(baud /
+        53.125 GBd)`` dB so that the RIN integrated over the receiver's band stays what
+        DR4 allows (-139 dB/Hz at 106.25 GBd; derived: 802.3dj's 200G/lane PMD figures
+        were not found in public sources). TIA 12.5 pA/sqrt(Hz) (a 42 GHz SiGe TIA,
+        journal), responsivity 0.85 A/W (quantum efficiency 0.8 at 1311 nm), G.652 fibre
+        and PC connectors at 0.5 dB / -35 dB."""
+        from channels.optical import (
+            Fiber,
+            OpticalConnector,
+            OpticalReceiver,
+            OpticalTransmitter,
+        )
+
+        rin = -136.0 - 10 * math.log10(baud_hz / 53.125e9)  # the same integrated RIN over the band
+        tx = OpticalTransmitter(1.0, 3.5, rin, 1311e-9, 0.75 * baud_hz, 0.0, -26.0)
+        rx = OpticalReceiver(0.85, 12.5e-12, 0.5 * baud_hz, -26.0)
+        return OpticalPath.point_to_point(Fiber.smf(length_m), connectors, tx, rx, OpticalConnector(0.5, -35.0))
+
+    @classmethod
+    def dsp_pluggable(cls, length_m: float = 100.0, baud_hz: float = 106.25e9, connectors: int = 2,
+                      module_power_w: float = 15.0, module_latency_s: float = 50e-9) -> OpticalClass:
+        """An 800G DSP pluggable at each end: 14 to 16 W (REFERENCES.md, vendor slides),
+        a DSP retimer's latency (:meth:`PathElement.dsp_retimer`), the built-in
+        ``chip_to_module`` host channel."""
+        return cls("dsp", cls._path(length_m, baud_hz, connectors), channels.library.get("chip_to_module"),
+                   module_power_w, 800e9, module_latency_s, name="dsp_pluggable")
+
+    @classmethod
+    def lpo(cls, length_m: float = 100.0, baud_hz: float = 106.25e9, connectors: int = 2,
+            module_power_w: float = 8.5) -> OpticalClass:
+        """Linear pluggable optics: 8 to 9 W per 800G (REFERENCES.md), no DSP, the host's
+        ``chip_to_module`` channel at each end."""
+        return cls("lpo", cls._path(length_m, baud_hz, connectors), channels.library.get("chip_to_module"),
+                   module_power_w, 800e9, 0.0, name="lpo")
+
+    @classmethod
+    def cpo(cls, length_m: float = 100.0, baud_hz: float = 106.25e9, connectors: int = 2,
+            module_power_w: float = 5.5) -> OpticalClass:
+        """Co-packaged optics: about 5.5 W per 800G (REFERENCES.md), the ``cpo_short``
+        package channel from the switch die to the optical engine (it holds the package
+        trace, so no COM package is added)."""
+        return cls("cpo", cls._path(length_m, baud_hz, connectors), channels.library.get("cpo_short"),
+                   module_power_w, 800e9, 0.0, packages=False, name="cpo")
+
+    @property
+    def energy_j_per_bit(self) -> float:
+        """A module at each end, each full duplex: ``2 P / (2 rate)`` per bit one way."""
+        return self.module_power_w / self.module_rate_bps
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "kind": self.kind, "path": self.path.to_dict(), "host": self.host.name,
+                "module_power_w": self.module_power_w, "module_rate_bps": self.module_rate_bps,
+                "module_latency_s": self.module_latency_s, "dsp_rx": self.dsp_rx.to_dict(), "packages": self.packages}

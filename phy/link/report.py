@@ -1,0 +1,256 @@
+"""The link roll-up: :func:`evaluate_link` turns a :class:`LinkSpec` and its equalised
+segments into a :class:`LinkReport` (errors, bandwidth, latency, energy, the verdict and
+its reasons)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from ..errors import ConfigError
+from .equalise import Segment, segments
+from .latency import latency_terms, rate_chain
+from .post_fec import _post_fec, _q_of, _required_der, _retry_terms
+from .power import energy_terms
+from .spec import LinkSpec
+
+
+# ----------------------------------------------------------------------------- reports
+@dataclass(frozen=True)
+class SegmentReport:
+    """One equalised segment (an electrical hop or an optical span) and its eye.
+
+    Attributes
+    ----------
+    name : str
+    ser : float
+        Detector symbol error ratio at the sampling point.
+    der : float
+        With DFE error propagation (errors per UI).
+    dfe_taps : list
+        Normalised to the main cursor.
+    main_v : float
+        Main cursor at the slicer for a full-swing symbol (V).
+    eye_heights_v : list
+        At ``eye_target`` (the FEC's required detector error ratio, or the target).
+    sigma_v : dict
+    equalisation : str
+        How the equalisation was chosen.
+    tx, rx : dict
+        The transmitter and receiver used.
+    com_db : float or None
+        When COM proposed the equalisation.
+    delay_s : float
+        Time of flight of the segment.
+    notes : list
+    sampling : dict
+        The sampling phase (:class:`phy.Cdr`) the eye was computed at.
+    candidates : list of [str, float, float]
+        Every equalisation and phase tried, with its symbol error ratio at the slicer and
+        its detector error ratio with DFE error propagation.
+    """
+
+    name: str
+    ser: float
+    der: float
+    dfe_taps: list
+    main_v: float
+    eye_heights_v: list
+    eye_target: float
+    sigma_v: dict
+    equalisation: str
+    tx: dict
+    rx: dict
+    com_db: float | None
+    delay_s: float
+    notes: list
+    sampling: dict = field(default_factory=dict)
+    candidates: list = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class LinkReport:
+    """What a link delivers (see the module docstring; SI units, one direction unless
+    named otherwise).
+
+    Attributes
+    ----------
+    passes : bool
+        Meets ``target_ber``.
+    reasons : list of str
+        Why it does not (empty when it passes).
+    pre_fec_ber, pre_fec_der : float
+        Bit and detector (UI) error ratios into the FEC, all segments.
+    post_fec_ber : float
+        Delivered bit error ratio (after retry when there is one).
+    codeword_error_ratio, frame_loss_ratio, flit_retry_ratio : float or None
+    required_der : float
+        Detector error ratio that would just meet the target.
+    margin_db : float
+        Q-factor margin against ``required_der``.
+    rate_chain : dict
+        ``line_bps``, ``fec_rate``, ``framing_efficiency``, ``payload_bps``,
+        ``retry_efficiency``, ``usable_bps``.
+    usable_bandwidth_bps : float
+        Per direction; 0 when the link fails.
+    latency_s : float
+        One-way mean latency; ``latency_breakdown_s`` holds its terms.
+    energy_j_per_bit : float
+        Per payload bit, one way; ``energy_breakdown_j_per_bit`` its terms.
+    power_w : float
+        Both directions, all lanes.
+    """
+
+    name: str
+    passes: bool
+    reasons: list
+    lanes: int
+    lane_rate_bps: float
+    baud_hz: float
+    modulation: str
+    fec: str | None
+    interleave: int
+    precoding: bool
+    retry: bool
+    segments: list
+    pre_fec_ber: float
+    pre_fec_der: float
+    post_fec_ber: float
+    codeword_error_ratio: float | None
+    frame_loss_ratio: float | None
+    flit_retry_ratio: float | None
+    target_ber: float
+    required_der: float
+    margin_db: float
+    rate_chain: dict
+    usable_bandwidth_bps: float
+    latency_s: float
+    latency_breakdown_s: dict
+    energy_j_per_bit: float
+    energy_breakdown_j_per_bit: dict
+    power_w: float
+    notes: list
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["segments"] = [s.to_dict() if isinstance(s, SegmentReport) else s for s in self.segments]
+        return _plain(d)
+
+    def summary(self) -> str:
+        """A few lines for a terminal."""
+        st = "PASS" if self.passes else "FAIL: " + "; ".join(self.reasons)
+        lat = ", ".join(f"{k} {v * 1e9:.2f}" for k, v in self.latency_breakdown_s.items() if v)
+        return (
+            f"{self.name}: {st}\n"
+            f"  {self.lanes} x {self.lane_rate_bps / 1e9:g} Gb/s {self.modulation.upper()}, FEC {self.fec or 'none'}"
+            f"{' x' + str(self.interleave) if self.interleave > 1 else ''}{' precoded' if self.precoding else ''}"
+            f"{' + retry' if self.retry else ''}\n"
+            f"  pre-FEC BER {self.pre_fec_ber:.3g}, post-FEC BER {self.post_fec_ber:.3g} (target "
+            f"{self.target_ber:.0e}), margin {self.margin_db:.2f} dB\n"
+            f"  usable {self.usable_bandwidth_bps / 1e9:.2f} Gb/s per direction\n"
+            f"  latency {self.latency_s * 1e9:.2f} ns ({lat})\n"
+            f"  energy {self.energy_j_per_bit * 1e12:.3g} pJ/bit, {self.power_w:.3g} W both directions"
+        )
+
+
+def _plain(x):
+    if isinstance(x, dict):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return _plain(x.tolist())
+    if isinstance(x, (np.floating, np.integer, np.bool_)):
+        return x.item()
+    return x
+
+
+# ----------------------------------------------------------------------------- roll-up
+def evaluate_link(spec: LinkSpec, segs: tuple[Segment, ...] | None = None) -> LinkReport:
+    """Roll a link up: errors, bandwidth, latency, energy (see the module docstring).
+
+    ``segs``: the medium's :func:`segments` when already computed for this medium, SerDes,
+    lane rate and modulation (FEC, framing, retry and path may differ): the eyes are then
+    not recomputed.
+    """
+    if not isinstance(spec, LinkSpec):
+        raise ConfigError(f"evaluate_link needs a LinkSpec, got {type(spec).__name__}")
+    if segs is None:
+        segs = segments(spec)
+    else:
+        segs = tuple(segs)
+        if not segs or not all(isinstance(x, Segment) for x in segs):
+            raise ConfigError("segs must be the Segments that phy.link.segments returns")
+        if not all(np.isclose(x.baud_hz, spec.baud_hz) and x.tx.modulation == spec.modulation for x in segs):
+            raise ConfigError("segs were computed for another baud rate or modulation than this LinkSpec's")
+    return _report(spec, segs)
+
+
+def _report(spec: LinkSpec, eyes: tuple[Segment, ...]) -> LinkReport:
+    notes = []
+    M = 2**spec.bits_per_symbol
+    der = float(min(0.5, sum(e.der for e in eyes)))
+    if len(eyes) > 1:
+        notes.append("segments' errors add; bursts take the shape of the worst segment's DFE")
+    code = spec.fec
+    line, fec_rate, f_eff, payload = rate_chain(spec)
+    lat = latency_terms(spec, eyes)
+    ber_fec, cer, flr, model = _post_fec(spec, der, eyes)
+    fer, retry_eff, post = None, 1.0, ber_fec
+    if spec.retry is not None:
+        fer, retry_eff, added, undetected = _retry_terms(spec, der, cer, model, float(sum(lat.values())), payload)
+        post = ber_fec * undetected
+        lat["retry_mean"] = added
+    required = _required_der(spec, eyes)
+    margin = 20 * math.log10(_q_of(der, M) / _q_of(required, M)) if der < 0.5 else -float("inf")
+    reasons = _reasons(spec, eyes, der, post, required, retry_eff)
+    passes = not reasons
+    usable = payload * retry_eff if passes else 0.0
+    energy = energy_terms(spec, notes)
+    e_bit = float(sum(energy.values()))
+    for e in eyes:
+        notes.extend(e.notes)
+    return LinkReport(
+        name=spec.name, passes=passes, reasons=reasons, lanes=spec.lanes, lane_rate_bps=spec.lane_rate_bps,
+        baud_hz=spec.baud_hz, modulation=spec.modulation, fec=None if code is None else code.name,
+        interleave=spec.interleave, precoding=spec.precoding, retry=spec.retry is not None,
+        segments=[_segment_report(e, required) for e in eyes],
+        pre_fec_ber=float(min(0.5, der / spec.bits_per_symbol)),  # Gray: one bit per level error, bursts included
+        pre_fec_der=der, post_fec_ber=float(post),
+        codeword_error_ratio=None if cer is None else float(cer), frame_loss_ratio=None if flr is None else float(flr),
+        flit_retry_ratio=fer, target_ber=spec.target_ber, required_der=float(required), margin_db=float(margin),
+        rate_chain={"line_bps": line, "fec_rate": fec_rate, "framing_efficiency": f_eff, "payload_bps": payload,
+                    "retry_efficiency": retry_eff, "usable_bps": usable},
+        usable_bandwidth_bps=float(usable), latency_s=float(sum(lat.values())), latency_breakdown_s=lat,
+        energy_j_per_bit=e_bit, energy_breakdown_j_per_bit=energy, power_w=e_bit * payload * 2,  # both directions
+        notes=notes,
+    )
+
+
+def _reasons(spec: LinkSpec, eyes, der: float, post: float, required: float, retry_eff: float) -> list:
+    """Why the link fails (empty when it passes): a closed eye, a delivered BER above the
+    target, retries that waste more than half the bandwidth."""
+    reasons = []
+    for e in eyes:
+        if e.ser >= 1e-2:
+            reasons.append(f"the eye of {e.name} is closed: symbol error ratio {e.ser:.3g} at the sampling point")
+    if post > spec.target_ber:
+        reasons.append(f"delivered BER {post:.3g} is above the target {spec.target_ber:.3g}"
+                       f" (the detector error ratio {der:.3g} exceeds the {required:.3g} this "
+                       f"{'FEC' if spec.fec is not None else 'link without FEC'} can take)")
+    if spec.retry is not None and retry_eff < 0.5:
+        reasons.append(f"retries waste more than half the bandwidth (efficiency {retry_eff:.3f})")
+    return reasons
+
+
+def _segment_report(e: Segment, target: float) -> SegmentReport:
+    """One segment's part of the report, its eye heights at ``target``."""
+    return SegmentReport(e.name, e.ser, e.der, e.dfe.tolist(), float(e.eye.main_v[e.eye.centre]),
+                         e.eye.heights_v(target).tolist(), target, dict(e.eye.sigma_v), e.equalisation,
+                         e.tx.to_dict(), e.rx.to_dict(), e.com_db, e.delay_s, list(e.notes), e.cdr.to_dict(),
+                         [list(c) for c in e.candidates])

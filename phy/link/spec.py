@@ -1,0 +1,128 @@
+"""A link, described: :class:`LinkSpec` (lanes, lane rate, modulation, the medium, the
+SerDes, the FEC and how it is framed, retry, the path and the delivered-BER target)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+import channels
+import fec
+
+from .._validate import integer, number
+from ..errors import ConfigError
+from ..serdes import modulation_order
+from .optics import OpticalClass
+from .parts import DEFAULT_TARGET_BER, Framing, PathElement, Retry, Serdes
+
+
+@dataclass(frozen=True)
+class LinkSpec:
+    """A link: ``lanes`` lanes in each direction, each at ``lane_rate_bps``.
+
+    Parameters
+    ----------
+    channel : channels.Channel, optional
+        The electrical medium (copper), ball to ball when ``serdes.packages``.
+    optics : OpticalClass, optional
+        An optical medium instead.
+    lanes : int
+    lane_rate_bps : float
+        Line rate of one lane (bit/s), FEC included: 106.25e9, 212.5e9.
+    modulation : {"pam4", "nrz"}
+    serdes : Serdes
+    fec : fec.RSCode or str or None
+        A code or its name (``"KP4"``, ``"KR4"``, ``"LL272"``); None: no FEC.
+    interleave : int
+        Codewords symbol-interleaved per block.
+    precoding : bool
+        802.3's 1/(1+D) mod 4 precoder (PAM4).
+    retry : Retry, optional
+        Link-level retry over the FEC (or instead of it).
+    framing : Framing
+    path : sequence of PathElement
+    target_ber : float
+        Delivered (post-FEC, post-retry) bit error ratio to meet.
+    fec_clock_hz : float
+        The FEC decoder's clock (:func:`fec.latency`).
+    name : str
+    """
+
+    channel: channels.Channel | None = None
+    optics: OpticalClass | None = None
+    lanes: int = 1
+    lane_rate_bps: float = 212.5e9
+    modulation: str = "pam4"
+    serdes: Serdes = field(default_factory=Serdes)
+    fec: object = "KP4"
+    interleave: int = 1
+    precoding: bool = False
+    retry: Retry | None = None
+    framing: Framing = field(default_factory=Framing.ethernet)
+    path: tuple = ()
+    target_ber: float = DEFAULT_TARGET_BER
+    fec_clock_hz: float = 1e9
+    name: str = "link"
+
+    def __post_init__(self):
+        if (self.channel is None) == (self.optics is None):
+            raise ConfigError("LinkSpec needs exactly one medium: channel= (electrical) or optics= (optical)")
+        if self.channel is not None and not isinstance(self.channel, channels.Channel):
+            raise ConfigError(f"LinkSpec.channel must be a channels.Channel, got {type(self.channel).__name__}")
+        if self.optics is not None and not isinstance(self.optics, OpticalClass):
+            raise ConfigError(f"LinkSpec.optics must be an OpticalClass, got {type(self.optics).__name__}")
+        integer(self.lanes, "LinkSpec.lanes", 1, 1024)
+        number(self.lane_rate_bps, "LinkSpec.lane_rate_bps", positive=True)
+        object.__setattr__(self, "modulation", str(self.modulation).lower())
+        try:
+            modulation_order(self.modulation)
+        except ConfigError as e:
+            raise ConfigError(f"LinkSpec.modulation: {e}") from None
+        if not isinstance(self.serdes, Serdes):
+            raise ConfigError(f"LinkSpec.serdes must be a Serdes, got {type(self.serdes).__name__}")
+        code = self.fec
+        if isinstance(code, str):
+            if code.upper() not in fec.codes.NAMED:
+                raise ConfigError(f"unknown FEC {code!r}; named codes: {', '.join(fec.codes.NAMED)}, or None")
+            code = fec.codes.NAMED[code.upper()]
+        if code is not None and not isinstance(code, fec.RSCode):
+            raise ConfigError(f"LinkSpec.fec must be an fec.RSCode, a code name or None, got {type(code).__name__}")
+        object.__setattr__(self, "fec", code)
+        integer(self.interleave, "LinkSpec.interleave", 1, 64)
+        if self.interleave > 1 and code is None:
+            raise ConfigError("LinkSpec.interleave needs an FEC")
+        if self.precoding and self.modulation != "pam4":
+            raise ConfigError("the 1/(1+D) mod 4 precoder applies to PAM4 only")
+        if self.retry is not None and not isinstance(self.retry, Retry):
+            raise ConfigError(f"LinkSpec.retry must be a Retry or None, got {type(self.retry).__name__}")
+        if not isinstance(self.framing, Framing):
+            raise ConfigError(f"LinkSpec.framing must be a Framing, got {type(self.framing).__name__}")
+        path = tuple(self.path)
+        for e in path:
+            if not isinstance(e, PathElement):
+                raise ConfigError(f"LinkSpec.path takes PathElements, got {type(e).__name__}")
+        object.__setattr__(self, "path", path)
+        number(self.target_ber, "LinkSpec.target_ber", positive=True, hi=0.5)
+        number(self.fec_clock_hz, "LinkSpec.fec_clock_hz", positive=True)
+
+    @property
+    def bits_per_symbol(self) -> int:
+        return round(math.log2(modulation_order(self.modulation)))
+
+    @property
+    def baud_hz(self) -> float:
+        return self.lane_rate_bps / self.bits_per_symbol
+
+    def with_(self, **changes) -> LinkSpec:
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name, "medium": self.channel.name if self.channel is not None else self.optics.name,
+            "optics": None if self.optics is None else self.optics.to_dict(), "lanes": self.lanes,
+            "lane_rate_bps": self.lane_rate_bps, "modulation": self.modulation, "serdes": self.serdes.to_dict(),
+            "fec": None if self.fec is None else self.fec.name, "interleave": self.interleave,
+            "precoding": self.precoding, "retry": None if self.retry is None else self.retry.to_dict(),
+            "framing": self.framing.to_dict(), "path": [e.to_dict() for e in self.path],
+            "target_ber": self.target_ber, "fec_clock_hz": self.fec_clock_hz,
+        }

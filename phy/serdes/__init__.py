@@ -1,0 +1,39 @@
+"""What a SerDes is: its signals, equalisers, noise and jitter, the transmitter, receiver
+and clock recovery, the conditioning of a pulse by its front end, and the prepared link,
+the one input of every engine (:mod:`phy.engines`).
+
+* :mod:`phy.serdes.signals`: PRBS, Gray PAM4, the 1/(1+D) precoder, PRBS13Q and SSPRQ;
+* :mod:`phy.serdes.equalizers`: Tx FFE, CTLE, Rx FFE, DFE, and the MMSE FFE/DFE solve;
+* :mod:`phy.serdes.noise`: transmitter and receiver noise, and jitter (on edges, or on
+  symbols as 802.3 COM models it);
+* :mod:`phy.serdes.transceiver`: :class:`Transmitter`, :class:`Receiver`, :class:`Cdr`;
+* :mod:`phy.serdes.pulse`: a pulse response through the front end and the Tx FFE, the
+  sampling point (peak, Mueller-Muller, Mueller-Muller with the first DFE tap);
+* :mod:`phy.serdes.prepared`: :func:`prepare_link` -> :class:`PreparedLink`.
+"""
+
+from . import signals
+from .equalizers import Ctle, Dfe, RxFfe, TxFfe, solve_ffe_dfe
+from .noise import Jitter, Noise, shaped_noise_filter
+from .prepared import PreparedLink, prepare_link, step_from_pulse
+from .transceiver import PATTERNS, Cdr, Receiver, Transmitter, modulation_order
+
+__all__ = [
+    "PATTERNS",
+    "Cdr",
+    "Ctle",
+    "Dfe",
+    "Jitter",
+    "Noise",
+    "PreparedLink",
+    "Receiver",
+    "RxFfe",
+    "Transmitter",
+    "TxFfe",
+    "modulation_order",
+    "prepare_link",
+    "shaped_noise_filter",
+    "signals",
+    "solve_ffe_dfe",
+    "step_from_pulse",
+]

@@ -1,0 +1,249 @@
+"""The prepared link: a SerDes configuration made concrete on one channel, the one input
+of the time-domain simulator and of the statistical eye.
+
+:func:`prepare_link` takes the channel (or a pulse response), the transmitter, the
+receiver, the noise and the sampling phase, and returns a :class:`PreparedLink`: the
+pulse through the analog front end (Tx edge filter, Rx filter, CTLE) and through the Tx
+FFE, the sampling point, the symbol-spaced cursors there, the noise at the ADC, the Rx
+FFE taps (given or MMSE) and the DFE taps (given or zero forcing), the main cursor at the
+slicer and its thresholds. In order:
+
+1. the pulse response of the channel at the baud rate (or the one given);
+2. through the front end, then the Tx FFE;
+3. the sampling point: the peak, a Mueller-Muller point, or an offset from the peak;
+4. the cursors there;
+5. the noise at the ADC (receiver density shaped by the front end, white noise, and with
+   ``Noise(tx_model="cursor")`` the transmitter's on the main cursor);
+6. the Rx FFE and the DFE taps, the main cursor and the slicer thresholds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+import channels
+
+from .._validate import integer, number
+from ..errors import ConfigError
+from . import pulse as pl
+from .equalizers import solve_ffe_dfe
+from .noise import Noise, shaped_noise_filter
+from .transceiver import Cdr, Receiver, Transmitter
+
+__all__ = ["PreparedLink", "prepare_link", "step_from_pulse"]
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedLink:
+    """Everything the engines derive from a configuration before they run: the equalised
+    pulse, the sampling point, the taps and the slicer.
+
+    Attributes
+    ----------
+    pulse : channels.PulseResponse
+        Through the front end (Tx edge filter, Rx filter, CTLE) and the Tx FFE.
+    analog : channels.PulseResponse
+        Through the front end only (the simulator applies the Tx FFE to the symbols; the
+        transmitter's noise and edges see the pulse without it).
+    sampling_index : float
+        Fine-sample index of the main cursor in ``pulse`` (the fixed or starting phase).
+    cursors : ndarray
+        Symbol-spaced cursors of ``pulse`` at the sampling phase, ``n_pre`` before the main.
+    n_pre : int
+    rx_ffe : ndarray
+        Rx FFE taps used (``[1.0]`` without an FFE).
+    dfe : ndarray
+        DFE taps used, normalised to ``h0``.
+    h0_v : float
+        Main cursor at the slicer (V) for a full-swing symbol, after the Rx FFE.
+    thresholds_v : ndarray
+        Slicer thresholds (V).
+    rx_noise_rms_v : float
+        Rms receiver noise at the ADC (V).
+    tx_noise_rms : float
+        Rms transmit noise per symbol, in units of the swing.
+    rx_noise_fir : ndarray
+        Symbol-spaced FIR shaping unit white noise into the receiver's density noise
+        (``[0]`` without one).
+    white_noise_rms_v : float
+        Rms of the white noise at the ADC, per UI (V): the receiver's ``rx_noise_rms_v``
+        and, with ``Noise(tx_model="cursor")``, the transmitter's noise.
+    """
+
+    pulse: channels.PulseResponse
+    analog: channels.PulseResponse
+    sampling_index: float
+    cursors: np.ndarray
+    n_pre: int
+    rx_ffe: np.ndarray
+    dfe: np.ndarray
+    h0_v: float
+    thresholds_v: np.ndarray
+    rx_noise_rms_v: float
+    tx_noise_rms: float
+    rx_noise_fir: np.ndarray
+    white_noise_rms_v: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "sampling_index": self.sampling_index,
+            "sampling_time_s": self.pulse.t0_s + self.sampling_index * self.pulse.dt_s,
+            "cursors": self.cursors.tolist(),
+            "n_pre": self.n_pre,
+            "rx_ffe": self.rx_ffe.tolist(),
+            "dfe": self.dfe.tolist(),
+            "h0_v": self.h0_v,
+            "thresholds_v": self.thresholds_v.tolist(),
+            "rx_noise_rms_v": self.rx_noise_rms_v,
+            "tx_noise_rms": self.tx_noise_rms,
+            "white_noise_rms_v": self.white_noise_rms_v,
+        }
+
+
+def step_from_pulse(p: np.ndarray, spu: int) -> np.ndarray:
+    """``s[m] = sum_(k >= 0) p[m - k spu]``: the response to a step made of unit symbols."""
+    n_ui = -(-p.size // spu)
+    q = np.zeros(n_ui * spu)
+    q[: p.size] = p
+    return np.cumsum(q.reshape(n_ui, spu), axis=0).reshape(-1)[: p.size]
+
+
+def prepare_link(
+    link,
+    *,
+    baud_hz: float | None = None,
+    tx: Transmitter | None = None,
+    rx: Receiver | None = None,
+    noise: Noise | None = None,
+    cdr: Cdr | None = None,
+    samples_per_ui: int = 32,
+) -> PreparedLink:
+    """The :class:`PreparedLink` the engines run (see the module docstring)."""
+    tx = tx or Transmitter()
+    rx = rx or Receiver()
+    noise = noise or Noise()
+    cdr = cdr or Cdr()
+    raw = _raw_pulse(link, baud_hz, samples_per_ui)
+    front = pl.front_end(tx.rise_time_s, rx.bandwidth_hz, rx.filter_order, rx.ctle)
+    analog = pl.filtered(raw, front)
+    eq = pl.tx_equalised(analog, tx.ffe)
+    m_s = _sampling_point(eq, cdr, rx)
+    cursors, n_pre = _cursors(eq.samples, m_s, raw.samples_per_ui, rx)
+    sym_power = float(np.mean(tx.levels**2))
+    g, R, white2, tx_sigma = _adc_noise(noise, tx, rx, cursors[n_pre], sym_power, raw.baud_hz)
+    w = _rx_ffe_taps(rx, cursors, n_pre, R, tx, tx_sigma, sym_power)
+    comb = np.convolve(cursors, w)
+    main_c = n_pre + rx.ffe.n_pre
+    h0 = float(comb[main_c])
+    if h0 <= 0:
+        raise ConfigError("the Rx FFE leaves a main cursor <= 0")
+    b = _dfe_taps(rx, comb, main_c, h0)
+    h0_v = h0 * tx.swing_v
+    lv = tx.levels
+    return PreparedLink(
+        pulse=eq, analog=analog, sampling_index=float(m_s), cursors=cursors, n_pre=n_pre, rx_ffe=w, dfe=b,
+        h0_v=h0_v, thresholds_v=h0_v * 0.5 * (lv[1:] + lv[:-1]), rx_noise_rms_v=float(np.sqrt(R[0])),
+        tx_noise_rms=tx_sigma, rx_noise_fir=g, white_noise_rms_v=float(np.sqrt(white2)),
+    )
+
+
+def _raw_pulse(link, baud_hz, samples_per_ui) -> channels.PulseResponse:
+    """The channel's pulse response at the baud rate, or the pulse response given."""
+    if isinstance(link, channels.Channel):
+        if baud_hz is None:
+            raise ConfigError("baud_hz is needed to simulate a Channel")
+        baud = number(baud_hz, "baud_hz", positive=True)
+        spu = integer(samples_per_ui, "samples_per_ui", 4, 256)
+        raw = link.pulse_response(baud, spu)
+    elif isinstance(link, channels.PulseResponse):
+        raw = link
+        if baud_hz is not None and not np.isclose(number(baud_hz, "baud_hz", positive=True), raw.baud_hz):
+            raise ConfigError(f"baud_hz {baud_hz:g} differs from the pulse response's {raw.baud_hz:g}")
+        if raw.samples_per_ui < 4:
+            raise ConfigError(f"the pulse response needs at least 4 samples per UI, got {raw.samples_per_ui}")
+    else:
+        raise ConfigError(f"simulate needs a channels.Channel or channels.PulseResponse, got {type(link).__name__}")
+    if not np.all(np.isfinite(raw.samples)):
+        raise ConfigError("the pulse response holds NaN or infinite values")
+    return raw
+
+
+def _first_tap_range(dfe) -> tuple[float, float]:
+    """The values the DFE's first tap can take: its fixed value, or within its limit."""
+    if dfe.n_taps == 0:
+        return 0.0, 0.0
+    if dfe.taps is not None:
+        return float(dfe.taps[0]), float(dfe.taps[0])
+    lim = float(np.atleast_1d(dfe.tap_limits)[0])
+    return -lim, lim
+
+
+def _sampling_point(eq: channels.PulseResponse, cdr: Cdr, rx: Receiver) -> float:
+    """The fine-sample index of the main cursor: a named phase, or an offset from the peak."""
+    y = eq.samples
+    if cdr.phase in ("peak", "mm", "mm-dfe"):
+        return pl.sampling_index(y, eq.samples_per_ui, cdr.phase, _first_tap_range(rx.dfe))
+    return float(np.argmax(y)) + float(cdr.phase) / eq.dt_s
+
+
+def _cursors(y: np.ndarray, m_s: float, spu: int, rx: Receiver) -> tuple[np.ndarray, int]:
+    """Symbol-spaced samples at the sampling phase (linear interpolation on the fine
+    grid), up to 64 before the main cursor and 512 after, and the count before."""
+    n_pre = int(min(m_s // spu, 64))
+    n_post = int(min((y.size - 1 - m_s) // spu, 512))
+    cursors = np.interp(m_s + spu * np.arange(-n_pre, n_post + 1), np.arange(y.size), y)
+    if cursors[n_pre] <= 0:
+        raise ConfigError("the main cursor at the sampling phase is not positive: the channel does not pass the signal")
+    if rx.dfe.n_taps > n_post:
+        raise ConfigError(f"the DFE has {rx.dfe.n_taps} taps but the pulse response holds only {n_post} post-cursors")
+    return cursors, n_pre
+
+
+def _adc_noise(noise: Noise, tx: Transmitter, rx: Receiver, main: float, sym_power: float, baud: float):
+    """(shaping FIR, autocorrelation per UI lag, white variance, Tx noise per symbol) at
+    the ADC. With ``tx_model="cursor"`` the transmitter's noise is white at the sampler
+    on the main cursor (93A-30) instead of per symbol at the driver."""
+    tx_sigma = noise.tx_sigma(sym_power)
+    white2 = noise.rx_noise_rms_v**2
+    if noise.tx_model == "cursor":
+        if noise.tx_snr_db is not None:
+            white2 += (main * tx.swing_v) ** 2 * 10 ** (-noise.tx_snr_db / 10)
+        tx_sigma = 0.0
+    if noise.rx_noise_psd_v2_per_hz > 0:
+        if rx.bandwidth_hz is None:
+            raise ConfigError("a receiver noise density (rx_noise_psd_v2_per_hz) needs Receiver.bandwidth_hz")
+        rx_h = pl.front_end(None, rx.bandwidth_hz, rx.filter_order, rx.ctle)
+        g, R = shaped_noise_filter(noise.rx_noise_psd_v2_per_hz, baud, rx_h)
+        R = R.copy()
+        R[0] += white2
+        return g, R, white2, tx_sigma
+    return np.zeros(1), np.array([white2]), white2, tx_sigma
+
+
+def _rx_ffe_taps(rx: Receiver, cursors, n_pre: int, R, tx: Transmitter, tx_sigma: float, sym_power: float):
+    """The Rx FFE: none, the taps given, or MMSE against the cursors and the noise (the
+    transmitter's through the whole pulse), within the DFE's limits."""
+    if rx.ffe.n_taps == 1 and rx.ffe.taps is None:
+        return np.array([1.0])
+    if rx.ffe.taps is not None:
+        return np.asarray(rx.ffe.taps, dtype=float)
+    n = rx.ffe.n_taps
+    ac = R / (tx.swing_v**2)  # noise relative to the symbol scale
+    tx_ac = np.zeros(1)
+    if tx_sigma:
+        c = cursors
+        tx_ac = tx_sigma**2 * np.array([np.dot(c[: c.size - k], c[k:]) for k in range(n)])
+    ac = np.pad(ac, (0, max(0, n - ac.size)))[:n]
+    ac[: tx_ac.size] += tx_ac[:n]
+    return solve_ffe_dfe(cursors, n_pre, rx.ffe.n_pre, rx.ffe.n_post, rx.dfe.n_taps, ac, sym_power,
+                         rx.dfe.tap_limits)
+
+
+def _dfe_taps(rx: Receiver, comb, main_c: int, h0: float) -> np.ndarray:
+    """The DFE taps given, or the post-cursors they face (zero forcing) within their limits."""
+    if rx.dfe.taps is not None:
+        return np.asarray(rx.dfe.taps, dtype=float)
+    post = comb[main_c + 1 : main_c + 1 + rx.dfe.n_taps] / h0
+    return np.clip(post, -rx.dfe.tap_limits, rx.dfe.tap_limits)
