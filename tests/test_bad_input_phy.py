@@ -33,7 +33,7 @@ def reader(request):
     """Each file reader with the words its messages start with."""
     if request.param == "sweep":
         return sw.load_spec, "spec file"
-    return cli._rack_spec, "rack file"
+    return cli.rack._rack_spec, "rack file"
 
 
 # ----------------------------------------------------------------------------- paths
@@ -126,7 +126,7 @@ def test_an_infinite_lane_rate_in_a_rack_file(tmp_path, value):
     p.write_text(f'[rack]\nbuilder = "nvl72"\n\n[link]\nlane_rate_gbps = {value}\n')
     with pytest.raises(ConfigError, match=rf"rack.toml, line 5: \[link\] lane_rate_gbps must be a finite positive "
                                           rf"number, got {value.lstrip('+')}$"):
-        cli._rack_spec(p)
+        cli.rack._rack_spec(p)
 
 
 def test_an_infinite_lane_rate_in_a_sweep(tmp_path):

@@ -143,7 +143,7 @@ class Cdr:
         Mueller-Mueller point (``h(-1) = h(1)``), the Mueller-Mueller point with the DFE's
         first tap taken out (``h(-1) = h(1) - b_1 h(0)``, where 802.3's COM places its
         cursor, 93A-25/26), or an offset from the peak in seconds
-        (:func:`phy.pulse.sampling_index`).
+        (:func:`phy.serdes.pulse.sampling_index`).
     kp_ui, ki_ui : float
         Proportional and integral gains of the second-order loop, in UI of phase per unit
         of detector output (the integral path accumulates ``ki_ui`` per update).

@@ -226,7 +226,7 @@ def over_fabric(report, model: Model, batch: int = 1, *, source: str = "remote",
     the farthest route's latency), or ``"pooled"`` (``tier``, e.g. pooled LPDDR, over the
     fabric). The topology's accelerator and its ``alpha_s`` are used.
     """
-    from .fabric import TopologyReport
+    from .rollup import TopologyReport
 
     if not isinstance(report, TopologyReport):
         raise ConfigError(f"over_fabric needs a TopologyReport, got {type(report).__name__}")

@@ -30,7 +30,8 @@ import numpy as np
 
 from .._validate import integer, number
 from ..errors import ConfigError
-from .fabric import Topology, TopologyReport
+from .fabric import Topology
+from .rollup import TopologyReport
 
 __all__ = [
     "GIB",

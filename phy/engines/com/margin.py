@@ -366,7 +366,7 @@ def _mmse_rx_ffe(p, pulses, chans, taps, cursor, M, h_rx, f, var_x, bmax, bmin):
     UI) df``, Tx noise and random plus dual-Dirac jitter through the pulse and its slope
     (93A-30/32 as autocorrelations), crosstalk at each aggressor's worst phase; the taps
     minimise residual ISI (outside the main and the DFE's span, whose limits are respected)
-    plus that noise, with the main cursor kept (:func:`phy.equalizers.solve_ffe_dfe`).
+    plus that noise, with the main cursor kept (:func:`phy.serdes.solve_ffe_dfe`).
     The Tx noise goes through the pulse without the Tx FFE (178A-17).
     """
     fb = p.baud_hz
@@ -417,7 +417,7 @@ def _autocorr(y: np.ndarray, M: int, lags: int = 5) -> np.ndarray:
 
 def _fom_grid(tx_grid, y, M, nd, bmax, bmin, p, var_x, var_n, xt_pulses):
     """FOM (93A-36) of every Tx FFE setting for one CTLE setting (the Numba kernel
-    :func:`phy._kernels.fom_search`).
+    :func:`phy.engines.com._kernels.fom_search`).
 
     ``y`` is the through pulse; tap ``i`` of ``c(-3) .. c(1)`` delays it by ``(i - 3)`` UI.
     ``xt_pulses``: the aggressors' pulses with their kind (a FEXT aggressor's transmitter

@@ -161,6 +161,11 @@ def run_chunk(
     of the ADC input by time offset, ``CROSS_SUB`` bins per column), ``wave_*``, ``err_*``,
     ``burst_hist`` and the state vectors (the CDR phase's extremes, and the first counted
     UI whose phase is beyond ``lock_bound`` fine samples); nothing is returned.
+
+    One long function on purpose: the per-UI loop (FFE, DFE, slicer, counters, eye, CDR)
+    carries its state in registers from one UI to the next, and a helper for each step
+    would pass that state in and out on every UI of a billion-UI run; its steps are marked
+    by comments instead (the scatter and settle steps, per block, are their own kernels).
     """
     nt = ffe.size
     nd = dfe.size

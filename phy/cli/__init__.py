@@ -1,0 +1,116 @@
+"""The ``linkmodel`` command.
+
+Subcommands (``linkmodel SUBCOMMAND --help`` for each):
+
+* ``channel NAME_OR_FILE``: summarise a built-in channel or a Touchstone file: band,
+  port order chosen, delay, insertion and return loss at each Nyquist frequency,
+  insertion-loss deviation, quality warnings, the pulse response's cursors, and its
+  crosstalk; ``--json`` for machine-readable output, ``--plot`` for a figure.
+* ``library``: the built-in channels and their documented losses.
+* ``demo``: the whole chain on built-in defaults, no files needed: a 212.5 Gb/s PAM4 lane
+  over 1 m of twinax, its eye (time domain and statistical) and BER, the FEC, the link
+  report, the NVL72 roll-up and decode over it; prints a report and writes plots.
+* ``link SPEC.toml``: evaluate one link described in TOML (the sweep format without
+  ``[grid]``/``[zip]``); a table or ``--json``.
+* ``sweep SPEC.toml``: run a sweep (:mod:`phy.sweep`) into a crash-safe, locked store;
+  resumes; a per-point time limit (``--point-timeout-s``).
+* ``rack SPEC.toml``: a topology roll-up (:mod:`phy.topology`) and its exports.
+
+A bad argument or file exits with status 2 and one line on stderr; Ctrl-C exits with 130
+(a sweep's finished points are kept); a closed stdout (``linkmodel library --json | head``)
+ends the command quietly with status 141, as a shell's SIGPIPE would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from channels import ChannelError
+
+from ..errors import ConfigError
+from . import rack
+from .channel import _cmd_channel, _cmd_library, channel_report
+from .demo import _cmd_demo, run_demo
+from .rack import _cmd_rack, run_rack
+from .runs import _cmd_link, _cmd_sweep
+
+__all__ = ["build_parser", "channel_report", "main", "rack", "run_demo", "run_rack"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="linkmodel", description="Physical-layer link and SerDes modeler.")
+    sub = p.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("channel", help="summarise a built-in channel or a Touchstone file",
+                       description="Loss, return loss, port order, quality and pulse response of a channel.")
+    c.add_argument("target", help="a built-in channel name (see 'linkmodel library') or a .s2p/.s4p/.sNp file")
+    c.add_argument("--baud-gbd", type=float, nargs="+", default=[53.125, 106.25],
+                   help="symbol rates in GBd (default: 53.125 106.25)")
+    c.add_argument("--samples-per-ui", type=int, default=32, help="pulse-response samples per UI (default 32)")
+    c.add_argument("--thru", default="auto", help="4-port order: auto (default), 12_34, 13_24 or 14_23")
+    c.add_argument("--aggressors", action="store_true",
+                   help="also load the crosstalk files beside a through file (names sharing the part before 'thru')")
+    c.add_argument("--json", action="store_true", help="print JSON instead of text")
+    c.add_argument("--plot", metavar="PNG", help="write loss and pulse-response plots to this file")
+    c.set_defaults(func=_cmd_channel)
+    lib = sub.add_parser("library", help="list the built-in channels", description="The built-in channels.")
+    lib.add_argument("--json", action="store_true", help="print JSON instead of text")
+    lib.set_defaults(func=_cmd_library)
+    d = sub.add_parser("demo", help="the whole chain on built-in defaults",
+                       description="A 212.5 Gb/s PAM4 lane over 1 m of twinax: eye, BER, FEC, link report, "
+                                   "NVL72 roll-up and decode; prints a report and writes plots.")
+    d.add_argument("--out", default="linkmodel-demo", help="folder for the plots (default linkmodel-demo)")
+    d.add_argument("--n-ui", type=int, default=200_000, help="UIs of the time-domain run (default 200000)")
+    d.add_argument("--no-plots", action="store_true", help="skip the plots (and matplotlib)")
+    d.add_argument("--json", action="store_true", help="print JSON instead of text")
+    d.set_defaults(func=_cmd_demo)
+    lk = sub.add_parser("link", help="evaluate a link described in a TOML file",
+                        description="Evaluate one link: [channel] or [optics], and [link] (see phy.sweep).")
+    lk.add_argument("spec", help="TOML file")
+    lk.add_argument("--json", action="store_true", help="print JSON instead of text")
+    lk.set_defaults(func=_cmd_link)
+    s = sub.add_parser("sweep", help="run a sweep from a TOML file (resumes; crash-safe store)",
+                       description="Run every point of a sweep ([grid] and [zip]) into a JSON Lines store.")
+    s.add_argument("spec", help="TOML file")
+    s.add_argument("--store", help="JSON Lines store (default: the spec's name with .jsonl)")
+    s.add_argument("--executor", choices=("inline", "processes", "dask"), help="default: the spec's, else processes")
+    s.add_argument("--workers", type=int, help="worker processes")
+    s.add_argument("--point-timeout-s", type=float, metavar="S",
+                   help="time limit of one point in seconds (default: the spec's point_timeout_s, else 60)")
+    s.add_argument("--scheduler", help="a Dask scheduler address (implies --executor dask)")
+    s.add_argument("--no-progress", action="store_true", help="no progress bar")
+    s.add_argument("--retry-failed", action="store_true", help="rerun points whose record is an error or a timeout")
+    s.add_argument("--json", action="store_true", help="print the summary as JSON")
+    s.set_defaults(func=_cmd_sweep)
+    r = sub.add_parser("rack", help="roll up a rack or domain from a TOML file",
+                       description="Topology roll-up: [rack] builder, [link] copper, [uplink] optics, [decode].")
+    r.add_argument("spec", help="TOML file")
+    r.add_argument("--export", metavar="DIR", help="write ASTRA-sim, Calculon, GenZ, LLMCompass, ns-3 and JSON files")
+    r.add_argument("--json", action="store_true", help="print JSON instead of text")
+    r.set_defaults(func=_cmd_rack)
+    return p
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``linkmodel`` console script: the command's status, 2 with one
+    line on stderr for bad input, 130 on Ctrl-C, 141 when stdout is closed early."""
+    args = build_parser().parse_args(argv)
+    try:
+        code = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit as "Exception ignored ..."
+        return code
+    except (ChannelError, ConfigError) as exc:
+        print(f"linkmodel: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # The reader left (``| head``): nothing more to say. Point stdout at /dev/null so
+        # the interpreter's last flush at exit does not fail again.
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
+    except KeyboardInterrupt:
+        print("linkmodel: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,7 @@
+"""``python -m phy.cli``: the ``linkmodel`` command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

@@ -1,0 +1,158 @@
+"""``linkmodel channel`` and ``linkmodel library``: a channel's band, port order, delay,
+losses, quality and pulse response (text, JSON or a plot), and the built-in channels."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+import channels
+from channels import ChannelError, ChannelQualityWarning
+
+
+def _open(target: str, thru: str, aggressors: str | None) -> channels.Channel:
+    if target in channels.library.names():
+        return channels.library.get(target)
+    try:
+        exists = Path(target).exists()
+    except (OSError, ValueError) as e:  # a name too long for the OS, a NUL in it
+        from ..sweep.spec import _show
+
+        why = e.strerror.lower() if isinstance(e, OSError) and e.strerror else str(e)
+        raise ChannelError(f"{_show(target)}: not a usable path ({why})") from None
+    if not exists:
+        raise ChannelError(
+            f"{target!r} is neither a built-in channel ({', '.join(channels.library.names())}) nor an existing file"
+        )
+    return channels.load(target, thru=thru, aggressors=aggressors)
+
+
+def channel_report(ch: channels.Channel, bauds_hz, samples_per_ui: int = 32) -> dict:
+    """The figures ``linkmodel channel`` prints, as a plain dict (units in the keys)."""
+    rep = ch.summary(bauds_hz)
+    rows = []
+    for row in rep["nyquist"]:
+        baud = row["baud_hz"]
+        entry = {
+            "baud_gbd": baud / 1e9,
+            "nyquist_ghz": row["nyquist_hz"] / 1e9,
+            "insertion_loss_db": row["insertion_loss_db"],
+            "return_loss_db": row["return_loss_db"],
+        }
+        if ch.f[-1] >= baud / 2:
+            pr = ch.pulse_response(baud, samples_per_ui, rise_time_s=0.3 / baud, rx_bandwidth_hz=0.75 * baud)
+            entry["pulse_main_cursor"] = pr.main_cursor
+            entry["pulse_delay_ns"] = pr.delay_s * 1e9
+            entry["cursors_pre1_to_post4"] = pr.cursors(1, 4).tolist()
+            entry["crosstalk_peak"] = {a.name: float(np.max(np.abs(a.samples))) for a in pr.aggressors}
+            if ch.f[-1] >= baud:
+                entry["fom_ild_db"] = ch.ild(baud).fom_ild_db
+        rows.append(entry)
+    return {
+        "name": rep["name"],
+        "source": rep["source"],
+        "ports": rep["ports"],
+        "points": rep["points"],
+        "band_ghz": [rep["f_min_hz"] / 1e9, rep["f_max_hz"] / 1e9],
+        "port_order": rep["port_order"],
+        "delay_ns": rep["delay_s"] * 1e9,
+        "quality_problems": rep["quality_problems"],
+        "aggressors": rep["aggressors"],
+        "rates": rows,
+    }
+
+
+def _print_report(r: dict) -> None:
+    print(f"channel      {r['name']}" + (f"  ({r['source']})" if r["source"] else ""))
+    print(f"network      {r['ports']}-port, {r['points']} points, {r['band_ghz'][0]:.4g} to {r['band_ghz'][1]:.4g} GHz")
+    if r["port_order"]:
+        po = r["port_order"]
+        print(f"port order   {po['name']}: input pair {tuple(po['inputs'])}, output pair {tuple(po['outputs'])}")
+    print(f"delay        {r['delay_ns']:.3f} ns")
+    for row in r["rates"]:
+        il, rl = row["insertion_loss_db"], row["return_loss_db"]
+        head = f"{row['baud_gbd']:g} GBd (Nyquist {row['nyquist_ghz']:g} GHz)"
+        if il is None:
+            print(f"{head}: beyond the data")
+            continue
+        print(f"{head}: insertion loss {il:.2f} dB, return loss {rl:.2f} dB")
+        if "pulse_main_cursor" in row:
+            cur = ", ".join(f"{c:+.4f}" for c in row["cursors_pre1_to_post4"])
+            print(f"    pulse: main cursor {row['pulse_main_cursor']:.4f} at {row['pulse_delay_ns']:.3f} ns; "
+                  f"cursors h-1..h4 [{cur}]")
+        if row.get("fom_ild_db") is not None:
+            print(f"    FOM_ILD {row['fom_ild_db']:.3f} dB")
+        for name, peak in row.get("crosstalk_peak", {}).items():
+            print(f"    crosstalk {name}: peak {peak:.5f}")
+    for p in r["quality_problems"]:
+        print(f"quality      {p}")
+    if not r["quality_problems"]:
+        print("quality      passive, reciprocal and causal (IEEE 370: good)")
+
+
+def _plot(ch: channels.Channel, baud: float, path: str) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ChannelError("--plot needs matplotlib: pip install 'linkmodel[plots]'") from exc
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4))
+    a1.plot(ch.f / 1e9, -ch.insertion_loss_db(), label="Sdd21")
+    a1.plot(ch.f / 1e9, -ch.return_loss_db(), label="Sdd11")
+    a1.set_xlabel("frequency (GHz)")
+    a1.set_ylabel("dB")
+    a1.set_ylim(bottom=max(-100.0, a1.get_ylim()[0]))
+    a1.legend()
+    a1.set_title(ch.name)
+    pr = ch.pulse_response(baud, 32, rise_time_s=0.3 / baud, rx_bandwidth_hz=0.75 * baud)
+    t = (pr.time_s - pr.delay_s) / pr.ui_s
+    keep = (t > -5) & (t < 30)
+    a2.plot(t[keep], pr.samples[keep], label="through")
+    idx = pr.main_index + pr.samples_per_ui * np.arange(-5, 30)
+    idx = idx[(idx >= 0) & (idx < pr.samples.size)]
+    a2.plot((pr.time_s[idx] - pr.delay_s) / pr.ui_s, pr.samples[idx], "o", ms=3, label="cursors")
+    for a in pr.aggressors:
+        a2.plot(t[keep], a.samples[keep], lw=0.8, label=a.name)
+    a2.set_xlabel("time from main cursor (UI)")
+    a2.set_ylabel("V/V")
+    a2.set_title(f"pulse response at {baud / 1e9:g} GBd")
+    a2.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _cmd_channel(args) -> int:
+    bauds = [b * 1e9 for b in args.baud_gbd]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ChannelQualityWarning)
+        ch = _open(args.target, args.thru, "auto" if args.aggressors else None)
+        report = channel_report(ch, bauds, args.samples_per_ui)
+    report["warnings"] = [str(w.message) for w in caught if issubclass(w.category, ChannelQualityWarning)]
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        _print_report(report)
+        for w in report["warnings"]:
+            print(f"warning      {w}")
+    if args.plot:
+        _plot(ch, bauds[-1] if ch.f[-1] >= bauds[-1] / 2 else bauds[0], args.plot)
+        if not args.json:
+            print(f"plot         {args.plot}")
+    return 0
+
+
+def _cmd_library(args) -> int:
+    rows = [channels.library.describe(n) for n in channels.library.names()]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    for r in rows:
+        losses = ", ".join(f"{k}: {v:.2f} dB" for k, v in r["documented_loss_db"].items())
+        print(f"{r['name']:<18} {losses}\n    {r['description']}")
+    return 0

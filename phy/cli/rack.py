@@ -1,0 +1,131 @@
+"""``linkmodel rack``: a topology from a TOML rack file (its keys, their defaults and
+units below in ``_RACK``), its roll-up, decode over it and the system simulators' files."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from ..errors import ConfigError
+
+# ----------------------------------------------------------------------------- rack
+_RACK = {
+    "rack.builder": (("nvl72", "nvl36x2", "two_tier", "single_tier", "scale_out"), "nvl72"),
+    "rack.accelerators": (int, 1024),
+    "rack.racks": (int, 8),
+    "link.lanes": (int, 2),
+    "link.lane_rate_gbps": (float, 212.5),
+    "link.awg": (float, 26),
+    "link.fec": (("KP4", "KR4", "LL272", "none"), "KP4"),
+    "link.equalization": (("com", "preset"), "preset"),
+    "link.resolution_m": (float, 0.25),
+    "uplink.kind": (("dsp", "lpo", "cpo"), "dsp"),
+    "uplink.lanes": (int, 2),
+    "decode.params": (float, 70e9),
+    "decode.layers": (int, 80),
+    "decode.batch": (int, 1),
+    "decode.bytes_per_param": (float, 1.0),
+}
+
+
+def _rack_spec(path) -> dict:
+    """The rack file's settings over the defaults of ``_RACK``; :class:`phy.ConfigError`
+    naming the file, line and key for anything else (a number must be finite and > 0)."""
+    from ..sweep.spec import _read_text, _toml_loads, _where
+
+    path, text = _read_text(path, "rack file")
+    try:
+        doc = _toml_loads(text)
+    except ConfigError as e:
+        raise ConfigError(f"{path}: {e}") from None
+    out = {k: v[1] for k, v in _RACK.items()}
+    for sec, body in doc.items():
+        if not isinstance(body, dict) or sec not in {k.split(".")[0] for k in _RACK}:
+            raise ConfigError(f"{_where(path, text, sec, '')}: unknown section [{sec}]")
+        for k, v in body.items():
+            full = f"{sec}.{k}"
+            if full not in _RACK:
+                raise ConfigError(f"{_where(path, text, sec, k)}: unknown parameter {full!r}")
+            kind = _RACK[full][0]
+            ok = (v in kind) if isinstance(kind, tuple) else (
+                not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
+                and (kind is float or float(v).is_integer()) and v > 0)
+            if not ok:
+                want = ("one of " + ", ".join(kind)) if isinstance(kind, tuple) else (
+                    f"a finite positive {'number' if kind is float else 'whole number'}")
+                raise ConfigError(f"{_where(path, text, sec, k)} must be {want}, got {v!r}")
+            out[full] = v
+    return out
+
+
+def run_rack(cfg: dict):
+    from .. import topology as tp
+    from ..sweep.point import _preset_serdes
+
+    rate = float(cfg["link.lane_rate_gbps"]) * 1e9
+    sd = _preset_serdes(rate / 2, "pam4") if cfg["link.equalization"] == "preset" else None
+    fec = None if cfg["link.fec"] == "none" else cfg["link.fec"]
+    copper = tp.LinkClass.copper_twinax(int(cfg["link.lanes"]), rate, float(cfg["link.awg"]), fec, sd,
+                                        float(cfg["link.resolution_m"]))
+    up = tp.LinkClass.optical(cfg["uplink.kind"], int(cfg["uplink.lanes"]), rate, fec)
+    b = cfg["rack.builder"]
+    topo = {"nvl72": lambda: tp.nvl72(copper), "nvl36x2": lambda: tp.nvl36x2(copper),
+            "two_tier": lambda: tp.two_tier(int(cfg["rack.racks"]), copper, up),
+            "single_tier": lambda: tp.single_tier(int(cfg["rack.accelerators"]), copper),
+            "scale_out": lambda: tp.scale_out(int(cfg["rack.accelerators"]),
+                                              tp.LinkClass.optical(cfg["uplink.kind"], 4, rate, fec))}[b]()
+    r = tp.rollup(topo)
+    m = tp.Model.dense("model", float(cfg["decode.params"]), int(cfg["decode.layers"]),
+                       float(cfg["decode.bytes_per_param"]))
+    dec = {s: tp.over_fabric(r, m, int(cfg["decode.batch"]), source=s).tokens_per_s for s in ("local", "remote")}
+    return topo, r, dec
+
+
+def _write_exports(d: Path, topo, r) -> None:
+    """The system simulators' files of a roll-up, in folder ``d``."""
+    from ..topology import export
+
+    files = {
+        "astra_sim_network.yml": lambda: export.astra_sim_network(r),
+        "astra_sim_remote_memory.json": lambda: export.astra_sim_remote_memory(r),
+        "calculon_network.json": lambda: json.dumps(export.calculon_network(r), indent=2),
+        "genz_icn.json": lambda: json.dumps(export.genz_icn(r), indent=2),
+        "llmcompass_link.json": lambda: json.dumps(export.llmcompass_link(r), indent=2),
+        "ns3_topology.txt": lambda: export.ns3_topology(topo, r),
+        "rollup.json": lambda: export.to_json(r),
+    }
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        for name, text in files.items():
+            (d / name).write_text(text())
+    except OSError as e:
+        from ..sweep.spec import _show
+
+        raise ConfigError(f"--export {_show(d)}: cannot write there ({(e.strerror or str(e)).lower()})") from None
+
+
+def _cmd_rack(args) -> int:
+    cfg = _rack_spec(args.spec)
+    topo, r, dec = run_rack(cfg)
+    if args.export:
+        _write_exports(Path(args.export), topo, r)
+    if args.json:
+        d = r.to_dict()
+        d["decode_tokens_per_s"] = dec
+        print(json.dumps(d, indent=2))
+        return 0
+    print(f"{r.name}: {r.n_accelerators} accelerators, switches {r.n_switches}")
+    print(f"  per accelerator {r.accel_bandwidth_bps / 1e9:.1f} GB/s per direction; aggregate "
+          f"{r.aggregate_bandwidth_bps / 1e12:.2f} TB/s; bisection {r.bisection_bandwidth_bps / 1e12:.2f} TB/s")
+    print(f"  {r.cables} cables, {r.cable_length_m / 1e3:.2f} km; link power {r.link_power_w / 1e3:.2f} kW")
+    for k, v in r.latency_s.items():
+        print(f"  latency {k}: {v * 1e9:.1f} ns (" + ", ".join(
+            f"{a} {b * 1e9:.1f}" for a, b in r.latency_breakdown_s[k].items()) + ")")
+    for f in r.failing:
+        print(f"  FAILING: {f['cables']} cables of {f['class']} at {f['length_m']:g} m: {'; '.join(f['reasons'])}")
+    print(f"  decode batch {cfg['decode.batch']}: {dec['local']:.2f} tok/s from local memory, "
+          f"{dec['remote']:.2f} over the fabric")
+    if args.export:
+        print(f"  exports in {args.export}")
+    return 0

@@ -1,0 +1,245 @@
+"""Topology builders: an NVL72-class rack, two NVL36 racks joined, a two-tier optical
+domain, a UALink-style single-tier pod, a scale-out fat tree; each a :class:`Topology`
+whose cable lengths follow the rack geometry of :mod:`phy.topology.fabric`."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validate import integer, number
+from ..errors import ConfigError
+from .fabric import RACK_UNIT_M, SwitchTier, Topology
+from .parts import Accelerator, LinkClass, SwitchAsic
+
+__all__ = ["nvl36x2", "nvl72", "scale_out", "single_tier", "two_tier"]
+
+
+def _links(*blocks):
+    src, dst, length, cls, level = (np.concatenate([np.asarray(b[i]) for b in blocks]) for i in range(5))
+    return (src.astype(np.int64), dst.astype(np.int64), length.astype(float), cls.astype(np.int64),
+            level.astype(np.int64))
+
+
+def nvl72(link_class: LinkClass | None = None, *, accelerator: Accelerator | None = None,
+          asic: SwitchAsic | None = None, links_per_gpu: int = 18, tray_order: str = "C" * 10 + "S" * 9 + "C" * 8,
+          gpus_per_tray: int = 4, asics_per_switch_tray: int = 2, tray_run_m: float = 0.1,
+          name: str = "nvl72") -> Topology:
+    """An NVL72-class rack: 18 compute trays of 4 GPUs and 9 switch trays of 2 ASICs
+    (REFERENCES.md); every GPU has one link to each of the 18 ASICs over the copper spine.
+
+    ``tray_order`` lists the trays from the top (``C`` compute, ``S`` switch); the default,
+    10 compute trays above the 9 switch trays and 8 below, follows public descriptions of
+    the GB200 NVL72 rack (secondary). Each cable is the vertical distance between its
+    trays plus ``tray_run_m`` at each end (an assumption; with 0.1 m the spine totals
+    about 3.2 km of pairs, against the "about two miles" NVIDIA quotes).
+    """
+    lc = link_class or LinkClass.copper_twinax()
+    acc = accelerator or Accelerator.gb200()
+    sw = asic or SwitchAsic.nvlink5()
+    order = str(tray_order).upper()
+    if set(order) - {"C", "S"}:
+        raise ConfigError(f"tray_order takes 'C' and 'S', got {tray_order!r}")
+    integer(gpus_per_tray, "gpus_per_tray", 1)
+    integer(asics_per_switch_tray, "asics_per_switch_tray", 1)
+    integer(links_per_gpu, "links_per_gpu", 1)
+    run = number(tray_run_m, "tray_run_m", nonneg=True)
+    y = np.arange(len(order)) * RACK_UNIT_M
+    yc = y[[i for i, t in enumerate(order) if t == "C"]]
+    ys = y[[i for i, t in enumerate(order) if t == "S"]]
+    n = yc.size * gpus_per_tray
+    n_asic = ys.size * asics_per_switch_tray
+    if links_per_gpu > n_asic:
+        raise ConfigError(f"{links_per_gpu} links per GPU need as many switch ASICs; the rack has {n_asic}")
+    g = np.repeat(np.arange(n), links_per_gpu)
+    a = np.tile(np.arange(links_per_gpu), n)
+    length = np.abs(yc[g // gpus_per_tray] - ys[a // asics_per_switch_tray]) + 2 * run
+    length = np.maximum(length, 2 * run if run > 0 else RACK_UNIT_M)
+    src, dst, L, c, lv = _links((g, n + a, length, np.zeros(g.size), np.zeros(g.size)))
+    return Topology(name, acc, n, (SwitchTier("nvswitch", sw, n_asic),), (lc,), src, dst, L, c, lv,
+                    {"local": ((0, 0), (0,)), "remote": ((0, 0), (0,))},
+                    (f"{n} GPUs, {n_asic} switch ASICs, one link from every GPU to each of {links_per_gpu} ASICs",))
+
+
+def _row_x(n_racks: int, pitch: float) -> np.ndarray:
+    return np.arange(n_racks) * pitch
+
+
+def nvl36x2(link_class: LinkClass | None = None, cross_class: LinkClass | None = None, *,
+            accelerator: Accelerator | None = None, asic: SwitchAsic | None = None, rack_pitch_m: float = 0.6,
+            overhead_m: float = 1.0, tray_run_m: float = 0.1) -> Topology:
+    """Two racks of 36 GPUs (9 compute trays, 9 switch trays each); each GPU links to the
+    18 ASICs of its rack, and each ASIC gives its other 36 ports to its twin in the other
+    rack (cross-rack cables of ``cross_class``, default the same copper)."""
+    one = nvl72(link_class, accelerator=accelerator, asic=asic, tray_order="C" * 5 + "S" * 9 + "C" * 4,
+                tray_run_m=tray_run_m)
+    lc = one.classes[0]
+    cc = cross_class or lc
+    n1 = one.n_accelerators  # 36
+    na = one.tiers[0].count  # 18 per rack
+    n = 2 * n1
+    # level 0: each rack's GPUs to its own ASICs (rack 1's ids shifted)
+    g0, a0 = one.src, one.dst - n1
+    g = np.concatenate([g0, g0 + n1])
+    a = np.concatenate([a0, a0 + na])
+    L0 = np.concatenate([one.length_m, one.length_m])
+    per = one.tiers[0].asic.radix - 36
+    cross_len = number(rack_pitch_m, "rack_pitch_m", positive=True) + number(overhead_m, "overhead_m", nonneg=True)
+    ca = np.repeat(np.arange(na), per)
+    blocks = [(g, n + a, L0, np.zeros(g.size), np.zeros(g.size)),
+              (n + ca, n + na + ca, np.full(ca.size, cross_len), np.full(ca.size, 0 if cc is lc else 1),
+               np.ones(ca.size))]
+    classes = (lc,) if cc is lc else (lc, cc)
+    src, dst, L, c, lv = _links(*blocks)
+    return Topology("nvl36x2", one.accelerator, n, (SwitchTier("nvswitch", one.tiers[0].asic, 2 * na),), classes,
+                    src, dst, L, c, lv, {"local": ((0, 0), (0,)), "remote": ((0, 1, 0), (0, 0))},
+                    ("two racks of 36 GPUs; each ASIC gives 36 ports to its twin in the other rack",))
+
+
+def two_tier(n_racks: int = 8, link_class: LinkClass | None = None, uplink_class: LinkClass | None = None, *,
+             accelerator: Accelerator | None = None, asic: SwitchAsic | None = None, gpus_per_rack: int = 72,
+             links_per_gpu: int = 18, oversubscription: float = 1.0, rack_pitch_m: float = 0.6,
+             overhead_m: float = 4.0, tray_run_m: float = 0.1, name: str | None = None) -> Topology:
+    """A two-tier scale-up domain: racks of ``gpus_per_rack`` GPUs whose first-tier ASICs
+    (in the rack, copper to the GPUs) send ``1 / (1 + oversubscription)`` of their ports up
+    over optics to second-tier ASICs in spine racks in the middle of the row. The default,
+    8 racks of 72, is a 576-GPU domain.
+    """
+    nr = integer(n_racks, "n_racks", 1)
+    gpr = integer(gpus_per_rack, "gpus_per_rack", 1)
+    lpg = integer(links_per_gpu, "links_per_gpu", 1)
+    ov = number(oversubscription, "oversubscription", positive=True)
+    sw = asic or SwitchAsic.nvlink5()
+    acc = accelerator or Accelerator.gb200()
+    lc = link_class or LinkClass.copper_twinax()
+    uc = uplink_class or LinkClass.optical("dsp", lanes=2)
+    down = round(sw.radix * ov / (1 + ov))
+    up = sw.radix - down
+    if down < 1 or up < 1:
+        raise ConfigError(f"oversubscription {ov} leaves no {'down' if down < 1 else 'up'} ports on a {sw.radix}-port ASIC")
+    l1_per_rack = math.ceil(gpr * lpg / down)
+    n = nr * gpr
+    n_l1 = nr * l1_per_rack
+    uplinks = n_l1 * up
+    n_l2 = math.ceil(uplinks / sw.radix)
+    run = number(tray_run_m, "tray_run_m", nonneg=True)
+    pitch = number(rack_pitch_m, "rack_pitch_m", positive=True)
+    over = number(overhead_m, "overhead_m", nonneg=True)
+    # level 0: GPU k of a rack spreads its links over the rack's L1 ASICs, round robin
+    g = np.repeat(np.arange(n), lpg)
+    rack = g // gpr
+    slot = (g % gpr) * lpg + np.tile(np.arange(lpg), n)
+    l1 = rack * l1_per_rack + slot % l1_per_rack
+    # vertical geometry: GPU trays of 4 above and below the switch trays in the middle
+    trays = math.ceil(gpr / 4)
+    y_gpu = ((g % gpr) // 4) * RACK_UNIT_M
+    y_sw = (trays / 2 + (l1 % l1_per_rack) / 2) * RACK_UNIT_M
+    len0 = np.abs(y_gpu - y_sw) + 2 * run
+    # level 1: every L1 ASIC's up ports spread over the L2 ASICs
+    s1 = np.repeat(np.arange(n_l1), up)
+    s2 = np.arange(uplinks) % n_l2
+    spine_racks = max(1, math.ceil(n_l2 * 1 / 18))  # 18 ASICs per rack (9 trays of 2)
+    x = _row_x(nr + spine_racks, pitch)
+    mid = nr // 2
+    x_gpu_rack = np.concatenate([x[:mid], x[mid + spine_racks:]])
+    x_spine = x[mid:mid + spine_racks]
+    len1 = np.abs(x_gpu_rack[s1 // l1_per_rack] - x_spine[s2 // 18 % spine_racks]) + over
+    src, dst, L, c, lv = _links((g, n + l1, len0, np.zeros(g.size), np.zeros(g.size)),
+                                (n + s1, n + n_l1 + s2, len1, np.ones(s1.size), np.ones(s1.size)))
+    tiers = (SwitchTier("l1", sw, n_l1), SwitchTier("l2", sw, n_l2))
+    return Topology(name or f"two_tier_{n}", acc, n, tiers, (lc, uc), src, dst, L, c, lv,
+                    {"local": ((0, 0), (0,)), "remote": ((0, 1, 1, 0), (0, 1, 0))},
+                    ((f"{nr} racks of {gpr}; {l1_per_rack} L1 ASICs per rack ({down} down, {up} up); "
+                     f"{n_l2} L2 ASICs in {spine_racks} spine rack(s)"),))
+
+
+def single_tier(n_accelerators: int, link_class: LinkClass | None = None, *, accelerator: Accelerator | None = None,
+                asic: SwitchAsic | None = None, links_per_accel: int = 4, accels_per_rack: int = 64,
+                rack_pitch_m: float = 0.6, overhead_m: float = 2.0, name: str | None = None) -> Topology:
+    """A generic single-tier switched pod (UALink-style): every accelerator has one link to
+    each of ``links_per_accel`` switches, so each switch needs a port per accelerator
+    (UALink 1.0: up to 1,024 accelerators; REFERENCES.md). Accelerators fill racks of
+    ``accels_per_rack``; the switches sit in a rack in the middle of the row."""
+    n = integer(n_accelerators, "n_accelerators", 2)
+    k = integer(links_per_accel, "links_per_accel", 1)
+    apr = integer(accels_per_rack, "accels_per_rack", 1)
+    sw = asic or SwitchAsic("ualink_switch", 1024, 800e9, 200e-9)
+    if n > sw.radix:
+        raise ConfigError(f"more links than switch ports: {n} accelerators need {n} ports on each switch, "
+                          f"the {sw.name} has {sw.radix}")
+    lc = link_class or LinkClass.copper_twinax()
+    acc = accelerator or Accelerator.gb200()
+    racks = math.ceil(n / apr)
+    x = _row_x(racks + 1, number(rack_pitch_m, "rack_pitch_m", positive=True))
+    mid = racks // 2
+    x_acc = np.concatenate([x[:mid], x[mid + 1:]])
+    g = np.repeat(np.arange(n), k)
+    s = np.tile(np.arange(k), n)
+    length = np.abs(x_acc[g // apr] - x[mid]) + number(overhead_m, "overhead_m", nonneg=True)
+    src, dst, L, c, lv = _links((g, n + s, length, np.zeros(g.size), np.zeros(g.size)))
+    return Topology(name or f"single_tier_{n}", acc, n, (SwitchTier("switch", sw, k),), (lc,), src, dst, L, c, lv,
+                    {"local": ((0, 0), (0,)), "remote": ((0, 0), (0,))},
+                    (f"{n} accelerators in {racks} racks, {k} switches of {sw.radix} ports",))
+
+
+def scale_out(n_accelerators: int, link_class: LinkClass | None = None, *, accelerator: Accelerator | None = None,
+              asic: SwitchAsic | None = None, nics_per_accel: int = 1, accels_per_rack: int = 72,
+              rack_pitch_m: float = 0.6, overhead_m: float = 4.0, name: str | None = None) -> Topology:
+    """A scale-out network for comparison: one NIC per accelerator (800 Gb/s, a
+    ConnectX-8-class port; REFERENCES.md) into a non-blocking fat tree of Ethernet
+    switches (default 64 ports of 800G): leaves at the top of each rack, two tiers while
+    ``radix^2 / 2`` endpoints fit, else three."""
+    n = integer(n_accelerators, "n_accelerators", 2)
+    k = integer(nics_per_accel, "nics_per_accel", 1)
+    sw = asic or SwitchAsic("ethernet_switch", 64, 800e9, 250e-9)
+    lc = link_class or LinkClass.optical("dsp", lanes=4)
+    acc = accelerator or Accelerator.gb200()
+    apr = integer(accels_per_rack, "accels_per_rack", 1)
+    half = sw.radix // 2
+    ends = n * k
+    leaves = math.ceil(ends / half)
+    pitch = number(rack_pitch_m, "rack_pitch_m", positive=True)
+    over = number(overhead_m, "overhead_m", nonneg=True)
+    racks = math.ceil(n / apr)
+    x = _row_x(racks, pitch)
+    g = np.repeat(np.arange(n), k)
+    leaf = np.arange(ends) // half
+    len0 = np.full(ends, 3.0)  # NIC to the top-of-rack leaf: a 3 m run
+    blocks = [(g, n + leaf, len0, np.zeros(ends), np.zeros(ends))]
+    tiers = [SwitchTier("leaf", sw, leaves)]
+    paths = {"local": ((0, 0), (0,))}
+    x_leaf_of = x[np.minimum((np.arange(leaves) * half // k) // apr, racks - 1)]
+    x_mid = x[racks // 2]
+    if leaves == 1:
+        paths["remote"] = paths["local"]
+    elif leaves <= sw.radix:
+        # two tiers: every leaf has one link to each of ``half`` spines
+        s1 = np.repeat(np.arange(leaves), half)
+        s2 = np.tile(np.arange(half), leaves)
+        len1 = np.abs(x_leaf_of[s1] - x_mid) + over
+        blocks.append((n + s1, n + leaves + s2, len1, np.zeros(s1.size), np.ones(s1.size)))
+        tiers.append(SwitchTier("spine", sw, half))
+        paths["remote"] = ((0, 1, 1, 0), (0, 1, 0))
+    else:
+        # three tiers: pods of ``half`` leaves fully meshed to ``half`` aggregation switches,
+        # whose up ports spread over the core switches
+        pods = math.ceil(leaves / half)
+        aggs = pods * half
+        s1 = np.repeat(np.arange(leaves), half)
+        a_of = (s1 // half) * half + np.tile(np.arange(half), leaves)
+        len1 = np.full(s1.size, over)
+        cores = math.ceil(aggs * half / sw.radix)
+        s2 = np.repeat(np.arange(aggs), half)
+        c_of = np.arange(aggs * half) % cores
+        x_pod = np.zeros(aggs)
+        x_pod[a_of] = x_leaf_of[s1]
+        len2 = np.abs(x_pod[s2] - x_mid) + over
+        blocks.append((n + s1, n + leaves + a_of, len1, np.zeros(s1.size), np.ones(s1.size)))
+        blocks.append((n + leaves + s2, n + leaves + aggs + c_of, len2, np.zeros(s2.size), np.full(s2.size, 2)))
+        tiers += [SwitchTier("aggregation", sw, aggs), SwitchTier("core", sw, cores)]
+        paths["remote"] = ((0, 1, 2, 2, 1, 0), (0, 1, 2, 1, 0))
+    src, dst, L, c, lv = _links(*blocks)
+    return Topology(name or f"scale_out_{n}", acc, n, tuple(tiers), (lc,), src, dst, L, c, lv, paths,
+                    (f"{n} accelerators, {k} NIC(s) each, fat tree of {sw.radix}-port switches: "
+                     + ", ".join(f"{t.count} {t.name}" for t in tiers),))
