@@ -16,7 +16,7 @@ from .analysis import BurstModel, PostFec, burst_errors, random_errors, required
 from .codes import KP4, KR4, LL272, NAMED
 from .errors import FecError
 from .gf import GF2m, is_primitive
-from .latency import LatencyBreakdown, latency
+from .latency import DECODER_CLOCK_HZ, LatencyBreakdown, latency
 from .rs import DecodeResult, PatternResult, RSCode
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "burst_errors",
     "interleave",
     "latency",
+    "DECODER_CLOCK_HZ",
     "montecarlo",
     "random_errors",
     "required_ber",

@@ -146,16 +146,19 @@ def test_dfe_propagation_grows_with_the_tap():
 
 def test_latency_breakdown_terms():
     lat = fec.latency(fec.KP4, 106.25e9)
+    clk = fec.DECODER_CLOCK_HZ  # 350 MHz, a public 400G RS(544,514) core's clock
+    assert lat.clock_hz == clk == 350e6
     assert lat.accumulation_s == pytest.approx(51.2e-9, rel=1e-12)  # REFERENCES.md
-    assert lat.key_equation_s == pytest.approx(31e-9)
-    assert lat.total_s == pytest.approx(51.2e-9 + 3e-9 + 31e-9 + 3e-9)
+    assert lat.key_equation_s == pytest.approx(31 / clk)
+    assert lat.total_s == pytest.approx(51.2e-9 + 37 / clk)
+    assert fec.latency(fec.KP4, 106.25e9, clock_hz=1e9).total_s == pytest.approx(51.2e-9 + 37e-9)
     assert fec.latency(fec.KP4, 106.25e9, interleave=2).accumulation_s == pytest.approx(102.4e-9)
     assert fec.latency(fec.KP4, 53.125e9, lanes=2).accumulation_s == pytest.approx(51.2e-9)
     assert fec.latency(fec.KR4, 25.78125e9).accumulation_s == pytest.approx(5280 / 25.78125e9)
     slow = fec.latency(fec.KP4, 106.25e9, streaming=False, symbols_per_clock=16)
-    assert slow.chien_forney_s == pytest.approx((34 + 3) / 1e9)
+    assert slow.chien_forney_s == pytest.approx((34 + 3) / clk)
     bypass = fec.latency(fec.KP4, 106.25e9, correct=False)
-    assert bypass.total_s == pytest.approx(51.2e-9 + 3e-9)
+    assert bypass.total_s == pytest.approx(51.2e-9 + 3 / clk)
     ll = fec.latency(fec.LL272, 106.25e9)
     assert ll.accumulation_s == pytest.approx(25.6e-9) and ll.total_s < lat.total_s
 

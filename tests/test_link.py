@@ -85,8 +85,11 @@ def test_every_latency_term_is_its_formula(cu200):
     assert lat["serdes_rx"] == pytest.approx(513.5 / baud, rel=1e-12)
     # a KP4 codeword striped over 2 lanes of 212.5 Gb/s
     assert lat["fec_accumulation"] == pytest.approx(5440 / (2 * 212.5e9), rel=1e-12)
-    # 3 + 31 + 3 cycles of decode logic at 1 GHz (fec.latency defaults)
-    assert lat["fec_decode"] == pytest.approx(37e-9, rel=1e-12)
+    # 3 + 31 + 3 cycles of decode logic at a public 400G core's 350 MHz (fec.latency defaults)
+    assert spec.fec_clock_hz == fec.DECODER_CLOCK_HZ == 350e6
+    assert lat["fec_decode"] == pytest.approx(37 / 350e6, rel=1e-12)
+    assert r.latency_layers_s["phy"] == lat and r.latency_layers_s["link"] == {} == r.latency_layers_s["path"]
+    assert set(r.latency_quantiles_s.values()) == {r.latency_s}  # no link layer: no spread
     # time of flight: the die-to-die channel's own phase delay (packages included)
     p = phy.ComParams.ieee_802_3dj_kr()
     ch = spec.channel

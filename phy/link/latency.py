@@ -1,17 +1,25 @@
-"""A link's one-way latency, term by term, and its rate chain: Tx and Rx SerDes datapaths,
-FEC accumulation and decode (:func:`fec.latency`), time of flight (each segment's own
-phase delay, the fibre's ``n_g L / c``), optical module DSPs, every path element, flit
-accumulation without an FEC (the mean cost of retries is added by the report)."""
+"""A link's one-way latency, term by term and layer by layer, and its rate chain.
+
+* ``phy``: Tx and Rx SerDes datapaths, FEC accumulation and decode (:func:`fec.latency`,
+  at the link's decoder clock), time of flight (each segment's own phase delay, the
+  fibre's ``n_g L / c``), optical module DSPs;
+* ``link`` (with a :class:`Retry`): the flit the receiver must hold beyond the FEC's own
+  accumulation, its CRC check, and the mean cost of replays (added by the report,
+  :mod:`phy.link.retry`);
+* ``path``: every element of the path (retimers, switch ports).
+"""
 
 from __future__ import annotations
 
 import fec
 
 from .equalise import Segment
-from .post_fec import _flit_bits
+from .retry import flit_accumulation_s
 from .spec import LinkSpec
 
-__all__ = ["latency_terms", "rate_chain"]
+__all__ = ["LAYERS", "latency_layers", "latency_terms", "rate_chain"]
+
+LAYERS = ("phy", "link", "path")
 
 
 def rate_chain(spec: LinkSpec) -> tuple[float, float, float, float]:
@@ -25,22 +33,41 @@ def rate_chain(spec: LinkSpec) -> tuple[float, float, float, float]:
 
 
 def latency_terms(spec: LinkSpec, eyes: tuple[Segment, ...]) -> dict:
-    """The one-way latency terms (s) before retry, by name."""
+    """The one-way latency terms (s) before retry, by name (:func:`latency_layers` groups
+    them)."""
     baud = spec.baud_hz
     code = spec.fec
     lat = {
         "serdes_tx": spec.serdes.tx_latency_ui / baud,
         "serdes_rx": spec.serdes.rx_latency_ui / baud,
     }
+    acc = None
     if code is not None:
         fl = fec.latency(code, spec.lane_rate_bps, spec.lanes, spec.interleave, clock_hz=spec.fec_clock_hz)
+        acc = fl.accumulation_s
         lat["fec_accumulation"] = fl.accumulation_s
         lat["fec_decode"] = fl.total_s - fl.accumulation_s
-    elif spec.retry is not None:
-        lat["flit_accumulation"] = _flit_bits(spec) / (spec.lanes * spec.lane_rate_bps)
     lat["time_of_flight"] = float(sum(e.delay_s for e in eyes))
     if spec.optics is not None and spec.optics.module_latency_s:
         lat["optical_modules"] = 2 * spec.optics.module_latency_s
+    if spec.retry is not None:
+        extra = flit_accumulation_s(spec, acc)
+        if extra or code is None:
+            lat["flit_accumulation"] = extra
+        lat["crc_check"] = spec.retry.crc_check_s
     for e in spec.path:
         lat[e.name] = lat.get(e.name, 0.0) + e.latency_s
     return lat
+
+
+_LINK_TERMS = ("flit_accumulation", "crc_check", "retry_mean")
+
+
+def latency_layers(spec: LinkSpec, terms: dict) -> dict:
+    """``terms`` grouped by layer: ``{"phy": {...}, "link": {...}, "path": {...}}``."""
+    path = {e.name for e in spec.path}
+    out: dict = {k: {} for k in LAYERS}
+    for k, v in terms.items():
+        layer = "path" if k in path else "link" if k in _LINK_TERMS else "phy"
+        out[layer][k] = v
+    return out

@@ -138,7 +138,8 @@ class Framing:
 
 @dataclass(frozen=True)
 class Retry:
-    """Link-level retry: a CRC detects a bad flit and the sender replays it (go-back-N).
+    """The link layer: a CRC detects a bad flit and the sender replays it (go-back-N), and
+    credits keep the receiver's buffer from overflowing (:mod:`phy.link.retry`).
 
     Parameters
     ----------
@@ -148,16 +149,29 @@ class Retry:
         The retried unit when the framing has no flits.
     turnaround_s : float
         Processing added to the link's round trip before a replay starts (s).
+    crc_check_s : float
+        The receiver's CRC check before it delivers a flit (s): 2 ns, PCI-SIG's figure for
+        PCIe 6.0's FEC and CRC together ("under 2 ns", ../shared/REFERENCES.md,
+        secondary), taken as the CRC's alone.
+    credit_buffer_bytes : int, optional
+        The receive buffer credits are granted from. None: sized to the credit loop (the
+        report gives the bytes that takes); smaller, the link is capped at
+        ``buffer / loop``.
     """
 
     crc_bits: int = 32
     flit_bytes: int = 256
     turnaround_s: float = 0.0
+    crc_check_s: float = 2e-9
+    credit_buffer_bytes: int | None = None
 
     def __post_init__(self):
         integer(self.crc_bits, "Retry.crc_bits", 1, 128)
         integer(self.flit_bytes, "Retry.flit_bytes", 1)
         number(self.turnaround_s, "Retry.turnaround_s", nonneg=True)
+        number(self.crc_check_s, "Retry.crc_check_s", nonneg=True)
+        if self.credit_buffer_bytes is not None:
+            integer(self.credit_buffer_bytes, "Retry.credit_buffer_bytes", 1)
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -1,6 +1,7 @@
 """From the detector error ratio to what the link delivers: the DFE burst model, the FEC
-analysis (codeword, bit and frame error ratios), go-back-N retry, and the detector error
-ratio that just meets the target (the margin's reference)."""
+analysis (codeword, bit and frame error ratios), and the detector error ratio that just
+meets the target (the margin's reference); the link layer's replay is
+:mod:`phy.link.retry`."""
 
 from __future__ import annotations
 
@@ -59,30 +60,6 @@ def _post_fec(spec: LinkSpec, der: float, eyes, shape_der: float | None = None
     pf = fec.burst_errors(code, model, der=der, interleave=spec.interleave, precoded=spec.precoding,
                           frame_bits=8 * spec.framing.frame_bytes)
     return pf.ber_out, pf.cer, pf.frame_loss_ratio, model
-
-
-def _flit_bits(spec: LinkSpec) -> int:
-    return 8 * (spec.framing.flit_bytes or spec.retry.flit_bytes)
-
-
-def _retry_terms(spec: LinkSpec, der: float, cer, model, one_way_s: float, payload_bps: float):
-    """(flit error ratio, bandwidth efficiency, mean added latency, undetected fraction)."""
-    r = spec.retry
-    fb = _flit_bits(spec)
-    if spec.fec is not None:
-        fer = fec.analysis.frame_loss_ratio(spec.fec, cer, fb) if cer else 0.0
-    elif model is None:
-        fer = 0.0
-    else:
-        rate = der / model.mean_errors  # bursts per UI
-        flit_ui = fb / spec.bits_per_symbol / spec.lanes
-        fer = float(-np.expm1(-rate * (flit_ui + model.mean_span - 1)))
-    t_flit = fb / payload_bps
-    rtt = 2 * one_way_s + r.turnaround_s
-    n_rt = math.ceil(rtt / t_flit) + 1
-    eff = 1.0 / (1.0 + fer * n_rt) if fer < 1 else 0.0
-    added = fer / (1 - fer) * (rtt + t_flit) if fer < 1 else float("inf")
-    return fer, eff, added, 2.0 ** -r.crc_bits
 
 
 def _delivered(spec, der, eyes, shape_der):

@@ -11,9 +11,10 @@ import numpy as np
 
 from ..errors import ConfigError
 from .equalise import Segment, segments
-from .latency import latency_terms, rate_chain
-from .post_fec import _post_fec, _q_of, _required_der, _retry_terms
+from .latency import latency_layers, latency_terms, rate_chain
+from .post_fec import _post_fec, _q_of, _required_der
 from .power import energy_terms
+from .retry import QUANTILES, link_layer_terms
 from .spec import LinkSpec
 
 
@@ -99,7 +100,14 @@ class LinkReport:
     usable_bandwidth_bps : float
         Per direction; 0 when the link fails.
     latency_s : float
-        One-way mean latency; ``latency_breakdown_s`` holds its terms.
+        One-way mean latency; ``latency_breakdown_s`` holds its terms and
+        ``latency_layers_s`` the same terms by layer (``phy``, ``link``, ``path``).
+    latency_quantiles_s : dict
+        One flit's one-way latency at ``p50``, ``p99`` and ``p99.99`` (replays included;
+        without a link layer every quantile is ``latency_s``).
+    link_layer : dict or None
+        With a :class:`Retry`: the flit error ratio, the replay delay, the flit time, the
+        credit loop and the receive buffer it needs (:class:`phy.link.retry.LinkLayerTerms`).
     energy_j_per_bit : float
         Per payload bit, one way; ``energy_breakdown_j_per_bit`` its terms.
     power_w : float
@@ -135,6 +143,9 @@ class LinkReport:
     energy_breakdown_j_per_bit: dict
     power_w: float
     notes: list
+    latency_layers_s: dict = field(default_factory=dict)
+    latency_quantiles_s: dict = field(default_factory=dict)
+    link_layer: dict | None = None
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -153,7 +164,9 @@ class LinkReport:
             f"  pre-FEC BER {self.pre_fec_ber:.3g}, post-FEC BER {self.post_fec_ber:.3g} (target "
             f"{self.target_ber:.0e}), margin {self.margin_db:.2f} dB\n"
             f"  usable {self.usable_bandwidth_bps / 1e9:.2f} Gb/s per direction\n"
-            f"  latency {self.latency_s * 1e9:.2f} ns ({lat})\n"
+            f"  latency {self.latency_s * 1e9:.2f} ns ({lat})"
+            + (f", p99.99 {self.latency_quantiles_s['p99.99'] * 1e9:.2f} ns" if self.latency_quantiles_s else "")
+            + "\n"
             f"  energy {self.energy_j_per_bit * 1e12:.3g} pJ/bit, {self.power_w:.3g} W both directions"
         )
 
@@ -201,11 +214,22 @@ def _report(spec: LinkSpec, eyes: tuple[Segment, ...]) -> LinkReport:
     line, fec_rate, f_eff, payload = rate_chain(spec)
     lat = latency_terms(spec, eyes)
     ber_fec, cer, flr, model = _post_fec(spec, der, eyes)
-    fer, retry_eff, post = None, 1.0, ber_fec
+    fer, retry_eff, post, ll = None, 1.0, ber_fec, None
+    base = float(sum(lat.values()))
+    quant = dict.fromkeys(QUANTILES, base)
     if spec.retry is not None:
-        fer, retry_eff, added, undetected = _retry_terms(spec, der, cer, model, float(sum(lat.values())), payload)
-        post = ber_fec * undetected
-        lat["retry_mean"] = added
+        ll = link_layer_terms(spec, der, cer, model, base, payload)
+        fer, retry_eff = ll.flit_error_ratio, ll.efficiency
+        post = ber_fec * ll.undetected
+        lat["retry_mean"] = ll.mean_added_s
+        if fer < 1:
+            quant = {k: base + v for k, v in ll.quantiles_s(1).items()}
+        else:
+            quant = dict.fromkeys(QUANTILES, float("inf"))
+        if ll.credit_efficiency < 1:
+            notes.append(f"the receive buffer of {spec.retry.credit_buffer_bytes} B is below the "
+                         f"{ll.credit_bytes_needed:.0f} B the credit loop needs: credits cap the link at "
+                         f"{ll.credit_efficiency:.3f} of its payload rate")
     required = _required_der(spec, eyes)
     margin = 20 * math.log10(_q_of(der, M) / _q_of(required, M)) if der < 0.5 else -float("inf")
     reasons = _reasons(spec, eyes, der, post, required, retry_eff)
@@ -228,7 +252,8 @@ def _report(spec: LinkSpec, eyes: tuple[Segment, ...]) -> LinkReport:
                     "retry_efficiency": retry_eff, "usable_bps": usable},
         usable_bandwidth_bps=float(usable), latency_s=float(sum(lat.values())), latency_breakdown_s=lat,
         energy_j_per_bit=e_bit, energy_breakdown_j_per_bit=energy, power_w=e_bit * payload * 2,  # both directions
-        notes=notes,
+        notes=notes, latency_layers_s=latency_layers(spec, lat), latency_quantiles_s=quant,
+        link_layer=None if ll is None else asdict(ll),
     )
 
 
@@ -244,7 +269,7 @@ def _reasons(spec: LinkSpec, eyes, der: float, post: float, required: float, ret
                        f" (the detector error ratio {der:.3g} exceeds the {required:.3g} this "
                        f"{'FEC' if spec.fec is not None else 'link without FEC'} can take)")
     if spec.retry is not None and retry_eff < 0.5:
-        reasons.append(f"retries waste more than half the bandwidth (efficiency {retry_eff:.3f})")
+        reasons.append(f"replays and credit stalls waste more than half the bandwidth (efficiency {retry_eff:.3f})")
     return reasons
 
 
