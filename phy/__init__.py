@@ -6,8 +6,11 @@ applications, one package per stage, the imports flowing one way:
   (:func:`phy.serdes.prepare_link`), the one input of the engines;
 * :mod:`phy.engines`: the time-domain simulator (:func:`simulate`), the statistical eye
   (:func:`statistical_eye`) and COM (:func:`channel_margin`);
-* :mod:`phy.link`: the link roll-up (:func:`evaluate_link`, :func:`search_link`);
-* :mod:`phy.topology`: racks and domains built from those links;
+* :mod:`phy.link`: the link roll-up (:func:`evaluate_link`, :func:`search_link`), its
+  PHY and link-layer latency;
+* :mod:`phy.latency`: the layers above the link (switch queueing, endpoints, software and
+  collectives), stacked into a transfer's one way and a read's round trip;
+* :mod:`phy.topology`: racks and domains built from those links, and decode over them;
 * :mod:`phy.sweep` and :mod:`phy.cli`: batch sweeps and the ``linkmodel`` command.
 
 The time-domain simulator takes a :class:`channels.Channel` or a

@@ -173,13 +173,23 @@ def test_every_subcommand_has_help(sub, capsys):
 def test_demo_numbers_are_the_library_calls(capsys):
     assert cli.main(["demo", "--no-plots", "--json", "--n-ui", "20000"]) == 0
     d = json.loads(capsys.readouterr().out)
-    spec = phy.LinkSpec(channel=channels.library.get("twinax_1m_26awg"), lanes=2, lane_rate_bps=212.5e9)
+    spec = phy.LinkSpec(channel=channels.library.get("twinax_1m_26awg"), lanes=2, lane_rate_bps=212.5e9,
+                        retry=phy.Retry())
     rep = phy.evaluate_link(spec)
     assert d["link"]["latency_s"] == pytest.approx(rep.latency_s, rel=1e-12)
     assert d["link"]["post_fec_ber"] == pytest.approx(rep.post_fec_ber, rel=1e-9, abs=1e-300)
     assert d["nvl72"]["gpu_bandwidth_bps"] == pytest.approx(900e9)
     assert d["nvl72"]["pairs"] == 5184
-    assert d["decode_70b_fp8"]["local_hbm_tokens_per_s"] == pytest.approx(114.29, abs=0.01)
+    # the layered breakdown: the PHY floor is two links and a switch; a transfer and a read add the layers above
+    nv = d["nvl72"]
+    brk = nv["phy_floor_breakdown_s"]
+    assert nv["phy_floor_s"] == pytest.approx(sum(brk.values()), rel=1e-12) and brk["switch"] == pytest.approx(200e-9)
+    assert brk["fec_decode"] == pytest.approx(2 * rep.latency_breakdown_s["fec_decode"], rel=1e-12)
+    assert nv["phy_floor_s"] < nv["one_way"]["total_s"] < nv["remote_read"]["total_s"] < nv["all_reduce_8b"]["time_s"]
+    assert sum(nv["one_way"]["layer_totals_s"].values()) == pytest.approx(nv["one_way"]["total_s"], rel=1e-12)
+    # Llama 3 70B, FP8: 70.6 GB of weights at 8 TB/s
+    assert d["decode_70b_fp8"]["local_hbm_tokens_per_s"] == pytest.approx(8e12 / 70.6e9, rel=1e-9)
+    assert d["decode_70b_fp8"]["tp8_tokens_per_s"] > 4 * d["decode_70b_fp8"]["local_hbm_tokens_per_s"]
     assert d["time_domain"]["n_ui"] == 20000
     assert d["seconds"] < 60
 

@@ -59,10 +59,10 @@ def test_nvl72_spine_length_is_about_two_miles(nvl72):
     assert 0.2 < c["min_length_m"] < c["max_length_m"] < 1.25
 
 
-def test_nvl72_latency_is_two_links_and_a_switch(nvl72):
+def test_nvl72_phy_floor_is_two_links_and_a_switch(nvl72):
     topo, r = nvl72
-    lat = r.latency_s["remote"]
-    brk = r.latency_breakdown_s["remote"]
+    lat = r.phy_floor_s["remote"]
+    brk = r.phy_floor_breakdown_s["remote"]
     assert lat == pytest.approx(sum(brk.values()), rel=1e-12)
     assert brk["switch"] == pytest.approx(200e-9)
     # two links of the median length's bucket
@@ -70,6 +70,34 @@ def test_nvl72_latency_is_two_links_and_a_switch(nvl72):
     link = topo.classes[0].report(float(lengths[lengths.size // 2]))
     assert lat == pytest.approx(2 * link.latency_s + 200e-9, rel=1e-9)
     assert brk["fec_accumulation"] == pytest.approx(2 * 5440 / (2 * 212.5e9), rel=1e-12)
+    assert brk["fec_decode"] == pytest.approx(2 * 37 / 350e6, rel=1e-12)  # a 350 MHz decoder, twice
+    assert brk["crc_check"] == pytest.approx(2 * 2e-9)                    # the link layer's CRC, twice
+
+
+def test_nvl72_one_way_and_read_stack_every_layer(nvl72):
+    topo, r = nvl72
+    ow, rt = r.one_way["remote"], r.round_trip["remote"]
+    acc = r.accelerator
+    t = ow.layer_totals()
+    assert t["switch"] == pytest.approx(200e-9) and t["endpoint"] == pytest.approx(acc.endpoint.tx_s + acc.endpoint.rx_s)
+    # the PHY floor is inside the one way: links and switch ports, and nothing above them
+    assert t["phy"] + t["link"] + t["switch"] - ow.layers["link"]["serialization"] == pytest.approx(
+        r.phy_floor_s["remote"], rel=1e-9)
+    assert ow.total_s > r.phy_floor_s["remote"] + 100e-9
+    # a read: request and response over the same route, and the remote HBM's access
+    assert rt.layers["memory"]["access"] == pytest.approx(acc.memory.latency_s) and acc.memory.latency_s > 300e-9
+    assert rt.total_s == pytest.approx(2 * ow.total_s + acc.memory.latency_s
+                                       + rt.layers["link"]["serialization"] - 2 * ow.layers["link"]["serialization"],
+                                       rel=1e-9)
+    # under load the mean and tails grow with the switch's M/D/1 wait; unloaded there is no spread
+    assert list(ow.quantiles_s.values()) == pytest.approx([ow.total_s] * 3, rel=1e-9)
+    loads = r.loaded_s["remote"]
+    assert list(loads) == [0.3, 0.7, 0.9]
+    means = [loads[u]["mean"] for u in loads]
+    tails = [loads[u]["p99.99"] for u in loads]
+    assert ow.total_s < means[0] < means[1] < means[2] and tails[0] < tails[1] < tails[2]
+    assert all(loads[u]["p50"] <= loads[u]["p99"] <= loads[u]["p99.99"] for u in loads)
+    assert "one way" in r.latency_table() and "remote read" in r.latency_table()
 
 
 def test_rollup_is_milliseconds_once_links_are_evaluated(nvl72):
@@ -87,7 +115,8 @@ def test_nvl36x2_counts(fast_copper):
     assert r.n_switches == {"nvswitch": 36}
     assert r.accel_bandwidth_bps == pytest.approx(900e9)
     assert r.cables == 5184 + 18 * 36 * 2 * 2  # plus the cross-rack links between twin ASICs
-    assert r.latency_s["remote"] > r.latency_s["local"] + 200e-9  # a second switch and a rack crossing
+    assert r.phy_floor_s["remote"] > r.phy_floor_s["local"] + 200e-9  # a second switch and a rack crossing
+    assert r.one_way["remote"].total_s > r.one_way["local"].total_s + 200e-9
 
 
 def test_two_tier_576(fast_copper, optics):
@@ -99,8 +128,9 @@ def test_two_tier_576(fast_copper, optics):
     up = optics.report(float(topo.length_m[topo.level == 1].max())).usable_bandwidth_bps / 8
     assert r.bisection_bandwidth_bps == pytest.approx(min(288 * 900e9, 288 * 36 * up / 2), rel=1e-9)
     # remote: copper, L1, optics, L2, optics, L1, copper
-    assert r.latency_breakdown_s["remote"]["switch"] == pytest.approx(600e-9)
-    assert r.latency_s["remote"] > r.latency_s["local"]
+    assert r.phy_floor_breakdown_s["remote"]["switch"] == pytest.approx(600e-9)
+    assert r.phy_floor_s["remote"] > r.phy_floor_s["local"]
+    assert r.one_way["remote"].layer_totals()["switch"] == pytest.approx(600e-9)
     assert r.link_power_w > 0  # the optical tier costs power; passive copper does not
 
 
@@ -154,8 +184,12 @@ def test_collective_formulas():
 
 def test_report_collectives_use_the_fabric(nvl72):
     _, r = nvl72
-    assert r.collective_s("ring", 1e9) == pytest.approx(
-        tp.collective_time_s("ring", 1e9, 72, r.latency_s["remote"], 900e9))
+    col = r.collectives
+    assert col.hop is r.one_way["remote"] and col.bandwidth_bytes_per_s == pytest.approx(900e9)
+    assert r.alpha_s == pytest.approx(r.one_way["remote"].total_s + r.accelerator.software.poll_s)
+    ring = r.collective("all_reduce", 1e9, algorithm="ring", protocol="simple")
+    assert ring.steps == 142 and ring.hops == 4 * 142
+    assert r.collective_s("all_reduce", 1e9, algorithm="ring", protocol="simple") == ring.time_s
 
 
 # ----------------------------------------------------------------------------- decode
@@ -168,6 +202,9 @@ def test_batch1_fp8_decode_from_hbm_and_over_the_fabric(nvl72):
     assert local.tokens_per_s == pytest.approx(114.3, abs=0.1)           # REFERENCES: about 114
     assert remote.tokens_per_s == pytest.approx(12.86, abs=0.01)        # about 13 over 900 GB/s
     assert not remote.balanced and remote.effective_bandwidth_bps == pytest.approx(900e9)
+    # the remote stream waits a read's round trip: Little's law gives what it keeps in flight
+    assert remote.latency_s == pytest.approx(r.round_trip["remote"].total_s, rel=1e-9)
+    assert remote.bytes_in_flight_needed == pytest.approx(900e9 * r.round_trip["remote"].total_s, rel=1e-9)
     acc = tp.Accelerator.gb200()
     assert tp.decode(m70, accelerator=acc, link_bandwidth_bps=0.1e12).tokens_per_s == pytest.approx(1.43, abs=0.01)
     big = tp.MemoryTier("hbm_pool", 8e12, 1e12)
@@ -179,30 +216,37 @@ def test_batch1_fp8_decode_from_hbm_and_over_the_fabric(nvl72):
 def test_prefetch_depth_hides_or_exposes_latency():
     acc = tp.Accelerator.gb200()
     m = tp.Model.dense("70b", 70e9, 80)
-    kw = {"accelerator": acc, "link_bandwidth_bps": 900e9, "link_latency_s": 2e-6}
-    deep = tp.decode(m, prefetch_bytes=1.8e6, **kw)
-    shallow = tp.decode(m, prefetch_bytes=0.9e6, **kw)
+    pool = tp.MemoryTier("pool", 8e12, 1e12, latency_s=0.4e-6)
+    kw = {"accelerator": acc, "tier": pool, "link_bandwidth_bps": 900e9}
+    deep = tp.decode(m, prefetch_bytes=1.8e6, link_round_trip_s=1.6e-6, **kw)
+    shallow = tp.decode(m, prefetch_bytes=0.9e6, link_round_trip_s=1.6e-6, **kw)
+    assert deep.latency_s == pytest.approx(2e-6)                             # fabric and the tier's access
     assert deep.bytes_in_flight_needed == pytest.approx(1.8e6)              # 900 GB/s x 2 us
     assert deep.latency_hidden and deep.effective_bandwidth_bps == pytest.approx(900e9)
     assert not shallow.latency_hidden and shallow.effective_bandwidth_bps == pytest.approx(450e9)
     # the stream's tokens/s then fall with latency; without a limit on depth they do not
-    lat = [0.5e-6, 2e-6, 8e-6]
-    limited = tp.latency_sweep(m, lat, prefetch_bytes=0.9e6, **{k: v for k, v in kw.items() if k != "link_latency_s"})
-    free = tp.latency_sweep(m, lat, **{k: v for k, v in kw.items() if k != "link_latency_s"})
+    lat = [0.25e-6, 1e-6, 4e-6]
+    limited = tp.latency_sweep(m, lat, prefetch_bytes=0.9e6, **kw)
+    free = tp.latency_sweep(m, lat, **kw)
     assert limited[0] > limited[1] > limited[2]
     assert np.allclose(free, free[0])
+    assert limited[2] == pytest.approx(1 / (70e9 / (0.9e6 / (2 * 4e-6 + 0.4e-6))), rel=1e-9)
 
 
-def test_tensor_parallel_decode_pays_two_alphas_per_layer():
+def test_tensor_parallel_decode_pays_its_all_reduces(nvl72):
+    _, r = nvl72
     acc = tp.Accelerator.gb200()
-    m = tp.Model.dense("70b", 70e9, 80)
-    r = tp.decode(m, accelerator=acc, tp=8, alpha_s=1e-6)
-    assert r.comm_s == pytest.approx(80 * 2 * 1e-6)
-    assert r.memory_s == pytest.approx(70e9 / (8 * 8e12))
-    slow = tp.latency_sweep(m, [0.3e-6, 3e-6], accelerator=acc, tp=8)
-    mem = 70e9 / (8 * 8e12)
-    np.testing.assert_allclose(slow, [1 / (mem + 160 * 0.3e-6), 1 / (mem + 160 * 3e-6)], rtol=1e-12)
-    assert slow[1] < slow[0] * 0.8  # 2.7 us more per hop costs a quarter of the tokens
+    m = tp.Model.llama3_70b()
+    d = tp.decode(m, accelerator=acc, tp=8, collectives=r.collectives)
+    ar = r.collective("all_reduce", 8192 * 2.0, 8)                          # one token's activations, BF16
+    assert d.comm["all_reduce"]["count"] == 160 and d.comm["all_reduce"]["size_bytes"] == 16384
+    assert d.comm_s == pytest.approx(160 * ar.time_s, rel=1e-12)
+    assert d.memory_s == pytest.approx(m.weight_bytes / (8 * 8e12), rel=1e-12)
+    assert d.time_per_token_s == pytest.approx(max(d.memory_s, d.compute_s) + d.comm_s, rel=1e-12)
+    slow = tp.latency_sweep(m, [0.3e-6, 3e-6], accelerator=acc, tp=8, collectives=r.collectives)
+    assert slow[1] < slow[0] * 0.85  # 2.7 us more per hop costs tokens, and nothing hides it
+    with pytest.raises(ConfigError, match="collectives"):
+        tp.decode(m, accelerator=acc, tp=8)
 
 
 def test_cxl_tier_and_memory_energy():
@@ -213,7 +257,7 @@ def test_cxl_tier_and_memory_energy():
         tp.MemoryTier.cxl(dram, 128e9, 1e12, latency_factor=8.0)
     m = tp.Model.dense("8b", 8e9, 32)
     r = tp.decode(m, accelerator=tp.Accelerator.gb200(), tier=cxl)
-    assert r.latency_s == pytest.approx(300e-9)
+    assert r.latency_s == pytest.approx(300e-9) and r.bytes_in_flight_needed == pytest.approx(128e9 * 300e-9)
     assert r.memory_energy_j_per_step == pytest.approx(8e9 * 20e-12)
     assert r.tokens_per_s == pytest.approx(128e9 / 8e9)
 
@@ -235,12 +279,13 @@ def test_exports_read_back_with_units(nvl72):
     a = yaml.safe_load(export.astra_sim_network(r))
     assert a["topology"] == ["Switch"] and a["npus_count"] == [72]
     assert a["bandwidth"][0] * 2**30 == pytest.approx(900e9, rel=1e-12)     # GB = 2^30 bytes
-    assert 2 * a["latency"][0] * 1e-9 == pytest.approx(r.latency_s["remote"], rel=1e-12)  # two hops
+    assert 2 * a["latency"][0] * 1e-9 == pytest.approx(r.one_way["remote"].total_s, rel=1e-12)  # two hops
     mem = json.loads(export.astra_sim_remote_memory(r))
     assert mem["remote-mem-bw"] == pytest.approx(900.0)                      # bytes per ns
-    assert mem["remote-mem-latency"] == pytest.approx(r.latency_s["remote"] * 1e9)
+    assert mem["remote-mem-latency"] == pytest.approx(r.round_trip["remote"].total_s * 1e9)
     c = export.calculon_network(r)
-    assert c["bandwidth"] * 1e9 == pytest.approx(900e9) and c["latency"] == pytest.approx(r.alpha_s)
+    small = r.collective("all_reduce", 8.0)
+    assert c["bandwidth"] * 1e9 == pytest.approx(900e9) and c["latency"] == pytest.approx(small.latency_s)
     assert c["size"] == 72 and c["ops"]["all_reduce"] == [2.0, -1]
     g = export.genz_icn(r)
     assert g["ICN"] == pytest.approx(900.0) and g["ICN_LL"] * 1e-6 == pytest.approx(r.alpha_s)
@@ -283,4 +328,4 @@ def test_impossible_configurations_are_named(fast_copper):
         tp.decode(tp.Model.dense("m", 1e9, 10, precision="fp16"), accelerator=acc)
     with pytest.raises(ConfigError, match="Switch"):
         export.astra_sim_network(tp.rollup(tp.nvl72(fast_copper)), dims=[("Torus", 72, "remote")])
-    assert math.isfinite(tp.rollup(tp.nvl72(fast_copper)).latency_s["remote"])
+    assert math.isfinite(tp.rollup(tp.nvl72(fast_copper)).phy_floor_s["remote"])

@@ -1,5 +1,6 @@
 """``linkmodel demo``: the whole chain on built-in defaults (a 212.5 Gb/s lane over 1 m of
-twinax, its eyes and BER, the FEC, the link report, NVL72 and decode over it)."""
+twinax, its eyes and BER, the FEC, the link report, NVL72 built from it, its latency layer
+by layer from the PHY floor to a collective, and decode over it)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ def run_demo(out: Path | None = None, n_ui: int = 200_000, plots: bool = True) -
     from ..engines import simulate
 
     ch = channels.library.get("twinax_1m_26awg")
-    spec = lk.LinkSpec(channel=ch, lanes=2, lane_rate_bps=212.5e9, fec="KP4", name="demo: 2 x 212.5G over 1 m twinax")
+    spec = lk.LinkSpec(channel=ch, lanes=2, lane_rate_bps=212.5e9, fec="KP4", retry=lk.Retry(),
+                       name="demo: 2 x 212.5G over 1 m twinax")
     rep = lk.evaluate_link(spec)
     seg = lk.segments(spec)[0]
     sim = simulate(seg.channel, n_ui, baud_hz=seg.baud_hz, tx=seg.tx, rx=seg.rx, noise=seg.noise, jitter=seg.jitter,
@@ -26,9 +28,11 @@ def run_demo(out: Path | None = None, n_ui: int = 200_000, plots: bool = True) -
     cls = tp.LinkClass.from_report("twinax (demo link)", rep, ui_delay)
     rack = tp.nvl72(cls)
     rr = tp.rollup(rack)
-    m70 = tp.Model.dense("70B dense FP8", 70e9, 80)
+    m70 = tp.Model.llama3_70b()
     d_local = tp.over_fabric(rr, m70, source="local")
     d_remote = tp.over_fabric(rr, m70, source="remote")
+    d_tp8 = tp.over_fabric(rr, m70, source="local", tp=8)
+    ar = rr.collective("all_reduce", 8.0)
     out_d = {
         "channel": {"name": ch.name, "loss_db_at_53ghz": float(ch.insertion_loss_db(53.125e9)), "delay_s": ch.delay_s},
         "equalisation": seg.equalisation, "com_db": seg.com_db,
@@ -37,9 +41,15 @@ def run_demo(out: Path | None = None, n_ui: int = 200_000, plots: bool = True) -
                         "ber_95": [sim.ber.low, sim.ber.high]},
         "link": rep.to_dict(),
         "nvl72": {"gpu_bandwidth_bps": rr.accel_bandwidth_bps, "aggregate_bps": rr.aggregate_bandwidth_bps,
-                  "pairs": rr.cables, "spine_m": rr.cable_length_m, "gpu_to_gpu_latency_s": rr.latency_s["remote"],
-                  "latency_breakdown_s": rr.latency_breakdown_s["remote"]},
-        "decode_70b_fp8": {"local_hbm_tokens_per_s": d_local.tokens_per_s, "over_nvl72_tokens_per_s": d_remote.tokens_per_s},
+                  "pairs": rr.cables, "spine_m": rr.cable_length_m, "phy_floor_s": rr.phy_floor_s["remote"],
+                  "phy_floor_breakdown_s": rr.phy_floor_breakdown_s["remote"],
+                  "one_way": rr.one_way["remote"].to_dict(), "remote_read": rr.round_trip["remote"].to_dict(),
+                  "loaded_s": {str(u): q for u, q in rr.loaded_s["remote"].items()},
+                  "all_reduce_8b": {"time_s": ar.time_s, "algorithm": ar.algorithm, "protocol": ar.protocol,
+                                    "layers_s": ar.layer_totals()}},
+        "decode_70b_fp8": {"local_hbm_tokens_per_s": d_local.tokens_per_s, "over_nvl72_tokens_per_s": d_remote.tokens_per_s,
+                           "tp8_tokens_per_s": d_tp8.tokens_per_s, "tp8_comm_s": d_tp8.comm_s,
+                           "remote_bytes_in_flight": d_remote.bytes_in_flight_needed},
         "plots": [],
     }
     if plots and out is not None:
@@ -72,17 +82,25 @@ def _demo_plots(out: Path, sim, seg, rep, rr) -> list[str]:
     files.append(str(out / "eye.png"))
     fig.savefig(files[-1], dpi=110)
     plt.close(fig)
-    fig, ax = plt.subplots(1, 2, figsize=(11, 4))
-    for a, (title, brk) in zip(ax, (("one link", rep.latency_breakdown_s),
-                                    ("GPU to GPU in NVL72", rr.latency_breakdown_s["remote"]))):
+    fig, ax = plt.subplots(figsize=(11, 4))
+    ar = rr.collective("all_reduce", 8.0)
+    bars = (("PHY floor", {"phy": rr.phy_floor_s["remote"]}), ("one way, 8 B", rr.one_way["remote"].layer_totals()),
+            ("remote read, 64 B", rr.round_trip["remote"].layer_totals()),
+            (f"all-reduce 8 B x {rr.n_accelerators}", ar.layer_totals()))
+    colours = {}
+    for y, (label, layers) in enumerate(bars):
         left = 0.0
-        for k, v in brk.items():
-            a.barh([0], [v * 1e9], left=left, label=k)
+        for k, v in layers.items():
+            if v <= 0:
+                continue
+            c = colours.setdefault(k, f"C{len(colours)}")
+            ax.barh([y], [v * 1e9], left=left, color=c, label=k if k not in ax.get_legend_handles_labels()[1] else None)
             left += v * 1e9
-        a.set_yticks([])
-        a.set_xlabel("latency (ns)")
-        a.set_title(title)
-        a.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=3)
+        ax.text(left, y, f" {left:.0f} ns", va="center", fontsize=8)
+    ax.set_yticks(range(len(bars)), [b[0] for b in bars])
+    ax.set_xscale("log")
+    ax.set_xlabel("latency (ns), GPU to GPU in NVL72, by layer")
+    ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     files.append(str(out / "latency.png"))
     fig.savefig(files[-1], dpi=110)
@@ -115,11 +133,25 @@ def _cmd_demo(args) -> int:
                                                          lr["latency_breakdown_s"].items()) + ")")
     nv = d["nvl72"]
     print(f"NVL72        {nv['gpu_bandwidth_bps'] / 1e9:.0f} GB/s per GPU per direction, "
-          f"{nv['aggregate_bps'] / 1e12:.1f} TB/s in all, {nv['pairs']} copper pairs ({nv['spine_m'] / 1e3:.2f} km), "
-          f"GPU to GPU {nv['gpu_to_gpu_latency_s'] * 1e9:.0f} ns")
+          f"{nv['aggregate_bps'] / 1e12:.1f} TB/s in all, {nv['pairs']} copper pairs ({nv['spine_m'] / 1e3:.2f} km)")
+    print("latency      GPU to GPU, by layer (ns)")
+    print(f"  PHY floor      {nv['phy_floor_s'] * 1e9:7.0f}  (links and switch ports only: "
+          + ", ".join(f"{k} {v * 1e9:.0f}" for k, v in nv["phy_floor_breakdown_s"].items() if v >= 0.5e-9) + ")")
+    for key, label in (("one_way", "one way, 8 B "), ("remote_read", "remote read  ")):
+        st = nv[key]
+        print(f"  {label}  {st['total_s'] * 1e9:7.0f}  ("
+              + ", ".join(f"{k} {v * 1e9:.0f}" for k, v in st["layer_totals_s"].items() if v >= 0.5e-9) + ")")
+    a = nv["all_reduce_8b"]
+    print(f"  all-reduce 8 B {a['time_s'] * 1e9:7.0f}  over 72 GPUs, {a['algorithm']} {a['protocol']} ("
+          + ", ".join(f"{k} {v * 1e9:.0f}" for k, v in a["layers_s"].items() if v >= 0.5e-9) + ")")
+    q = nv["loaded_s"]["0.9"]
+    print(f"  at 90 % switch load: one way p50 {q['p50'] * 1e9:.0f}, p99 {q['p99'] * 1e9:.0f}, "
+          f"p99.99 {q['p99.99'] * 1e9:.0f}")
     dd = d["decode_70b_fp8"]
-    print(f"decode       70B FP8 batch 1: {dd['local_hbm_tokens_per_s']:.1f} tok/s from HBM, "
-          f"{dd['over_nvl72_tokens_per_s']:.1f} over NVL72")
+    print(f"decode       Llama 3 70B FP8 batch 1: {dd['local_hbm_tokens_per_s']:.1f} tok/s from HBM, "
+          f"{dd['over_nvl72_tokens_per_s']:.1f} streamed over NVL72 ({dd['remote_bytes_in_flight'] / 1e6:.1f} MB in "
+          f"flight), {dd['tp8_tokens_per_s']:.0f} tensor-parallel over 8 ({dd['tp8_comm_s'] * 1e3:.2f} ms of "
+          f"all-reduces per token)")
     for f in d["plots"]:
         print(f"plot         {f}")
     for n in d.get("notes", []):

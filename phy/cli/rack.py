@@ -66,8 +66,10 @@ def run_rack(cfg: dict):
     rate = float(cfg["link.lane_rate_gbps"]) * 1e9
     sd = _preset_serdes(rate / 2, "pam4") if cfg["link.equalization"] == "preset" else None
     fec = None if cfg["link.fec"] == "none" else cfg["link.fec"]
+    from ..link import Retry
+
     copper = tp.LinkClass.copper_twinax(int(cfg["link.lanes"]), rate, float(cfg["link.awg"]), fec, sd,
-                                        float(cfg["link.resolution_m"]))
+                                        float(cfg["link.resolution_m"]), retry=Retry())
     up = tp.LinkClass.optical(cfg["uplink.kind"], int(cfg["uplink.lanes"]), rate, fec)
     b = cfg["rack.builder"]
     topo = {"nvl72": lambda: tp.nvl72(copper), "nvl36x2": lambda: tp.nvl36x2(copper),
@@ -119,9 +121,8 @@ def _cmd_rack(args) -> int:
     print(f"  per accelerator {r.accel_bandwidth_bps / 1e9:.1f} GB/s per direction; aggregate "
           f"{r.aggregate_bandwidth_bps / 1e12:.2f} TB/s; bisection {r.bisection_bandwidth_bps / 1e12:.2f} TB/s")
     print(f"  {r.cables} cables, {r.cable_length_m / 1e3:.2f} km; link power {r.link_power_w / 1e3:.2f} kW")
-    for k, v in r.latency_s.items():
-        print(f"  latency {k}: {v * 1e9:.1f} ns (" + ", ".join(
-            f"{a} {b * 1e9:.1f}" for a, b in r.latency_breakdown_s[k].items()) + ")")
+    for line in r.latency_table("remote").splitlines():
+        print("  " + line)
     for f in r.failing:
         print(f"  FAILING: {f['cables']} cables of {f['class']} at {f['length_m']:g} m: {'; '.join(f['reasons'])}")
     print(f"  decode batch {cfg['decode.batch']}: {dec['local']:.2f} tok/s from local memory, "

@@ -4,20 +4,48 @@ fabric, and exports to system models.
 >>> from phy import topology as tp
 >>> rack = tp.nvl72()                       # 72 GPUs, 18 NVLink switch ASICs, copper spine
 >>> r = tp.rollup(rack)                     # links evaluated once per length bucket, then arrays
->>> r.accel_bandwidth_bps, r.latency_s["remote"], r.cables, r.failing
+>>> r.accel_bandwidth_bps, r.cables, r.failing
+>>> print(r.latency_table())                # PHY floor, one way, remote read, under load
+>>> r.collective("all_reduce", 8).time_s    # every layer, fastest algorithm and protocol
 
 See :mod:`phy.topology.parts`, :mod:`phy.topology.fabric`, :mod:`phy.topology.builders`,
 :mod:`phy.topology.rollup`, :mod:`phy.topology.decode` and :mod:`phy.topology.export`.
 """
 
 from . import export
-from .builders import nvl36x2, nvl72, scale_out, single_tier, two_tier
-from .decode import DecodeResult, Model, decode, latency_sweep, over_fabric
+from .builders import (
+    hgx8,
+    nvl36x2,
+    nvl72,
+    scale_out,
+    scale_up_copper,
+    single_tier,
+    two_tier,
+)
+from .decode import (
+    DecodeResult,
+    Model,
+    balance_bandwidth,
+    decode,
+    latency_sweep,
+    latency_value,
+    mfu_crossing,
+    over_fabric,
+)
 from .fabric import RACK_UNIT_M, SwitchTier, Topology
-from .parts import Accelerator, LinkClass, MemoryTier, SwitchAsic
-from .rollup import TopologyReport, collective_time_s, rollup
+from .parts import (
+    DRAM_ACCESS_S,
+    SRAM_ACCESS_S,
+    Accelerator,
+    LinkClass,
+    MemoryTier,
+    SwitchAsic,
+)
+from .rollup import UTILISATIONS, TopologyReport, collective_time_s, rollup
 
 __all__ = [
+    "DRAM_ACCESS_S",
+    "SRAM_ACCESS_S",
     "RACK_UNIT_M",
     "Accelerator",
     "DecodeResult",
@@ -28,14 +56,20 @@ __all__ = [
     "SwitchTier",
     "Topology",
     "TopologyReport",
+    "UTILISATIONS",
     "collective_time_s",
+    "balance_bandwidth",
     "decode",
+    "latency_value",
+    "mfu_crossing",
     "export",
+    "hgx8",
     "latency_sweep",
     "nvl36x2",
     "nvl72",
     "over_fabric",
     "rollup",
+    "scale_up_copper",
     "scale_out",
     "single_tier",
     "two_tier",

@@ -13,7 +13,15 @@ from ..errors import ConfigError
 from .fabric import RACK_UNIT_M, SwitchTier, Topology
 from .parts import Accelerator, LinkClass, SwitchAsic
 
-__all__ = ["nvl36x2", "nvl72", "scale_out", "single_tier", "two_tier"]
+__all__ = ["hgx8", "nvl36x2", "nvl72", "scale_out", "single_tier", "two_tier"]
+
+
+def scale_up_copper(lanes: int = 2, lane_rate_bps: float = 212.5e9) -> LinkClass:
+    """The scale-up copper link: twinax with KP4 and a link layer (CRC and go-back-N
+    replay, as NVLink and UALink have)."""
+    from ..link import Retry
+
+    return LinkClass.copper_twinax(lanes=lanes, lane_rate_bps=lane_rate_bps, retry=Retry())
 
 
 def _links(*blocks):
@@ -27,7 +35,8 @@ def nvl72(link_class: LinkClass | None = None, *, accelerator: Accelerator | Non
           gpus_per_tray: int = 4, asics_per_switch_tray: int = 2, tray_run_m: float = 0.1,
           name: str = "nvl72") -> Topology:
     """An NVL72-class rack: 18 compute trays of 4 GPUs and 9 switch trays of 2 ASICs
-    (REFERENCES.md); every GPU has one link to each of the 18 ASICs over the copper spine.
+    (REFERENCES.md); every GPU has one link to each of the 18 ASICs over the copper spine
+    (default :func:`scale_up_copper`: 2 x 212.5 Gb/s, KP4, link-level replay).
 
     ``tray_order`` lists the trays from the top (``C`` compute, ``S`` switch); the default,
     10 compute trays above the 9 switch trays and 8 below, follows public descriptions of
@@ -35,7 +44,7 @@ def nvl72(link_class: LinkClass | None = None, *, accelerator: Accelerator | Non
     trays plus ``tray_run_m`` at each end (an assumption; with 0.1 m the spine totals
     about 3.2 km of pairs, against the "about two miles" NVIDIA quotes).
     """
-    lc = link_class or LinkClass.copper_twinax()
+    lc = link_class or scale_up_copper()
     acc = accelerator or Accelerator.gb200()
     sw = asic or SwitchAsic.nvlink5()
     order = str(tray_order).upper()
@@ -60,6 +69,36 @@ def nvl72(link_class: LinkClass | None = None, *, accelerator: Accelerator | Non
     return Topology(name, acc, n, (SwitchTier("nvswitch", sw, n_asic),), (lc,), src, dst, L, c, lv,
                     {"local": ((0, 0), (0,)), "remote": ((0, 0), (0,))},
                     (f"{n} GPUs, {n_asic} switch ASICs, one link from every GPU to each of {links_per_gpu} ASICs",))
+
+
+def hgx8(link_class: LinkClass | None = None, *, accelerator: Accelerator | None = None,
+         asic: SwitchAsic | None = None, n_switches: int = 2, links_per_gpu: int = 18, trace_m: float = 0.3,
+         name: str = "hgx8") -> Topology:
+    """An 8-GPU board (HGX class): every GPU spreads its ``links_per_gpu`` links round
+    robin over ``n_switches`` NVLink switch chips on the board, one hop GPU to GPU.
+
+    The default is a B200 board: 18 NVLink5 links of 2 x 212.5 Gb/s, two switch chips
+    (REFERENCES.md). ``hgx8(scale_up_copper(2, 106.25e9), accelerator=Accelerator.h200(),
+    asic=SwitchAsic.nvlink4(), n_switches=4)`` is an H100/H200 board. The board's traces
+    are taken as the copper link class at ``trace_m`` (an assumption: its loss and delay,
+    not a routed PCB's).
+    """
+    lc = link_class or scale_up_copper()
+    acc = accelerator or Accelerator.gb200()
+    sw = asic or SwitchAsic.nvlink5()
+    k = integer(n_switches, "n_switches", 1)
+    lpg = integer(links_per_gpu, "links_per_gpu", 1)
+    L = number(trace_m, "trace_m", positive=True)
+    n = 8
+    if math.ceil(lpg / k) * n > sw.radix:
+        raise ConfigError(f"{lpg} links per GPU over {k} switches need {math.ceil(lpg / k) * n} ports per "
+                          f"switch; the {sw.name} has {sw.radix}")
+    g = np.repeat(np.arange(n), lpg)
+    s = np.tile(np.arange(lpg) % k, n)
+    src, dst, Lm, c, lv = _links((g, n + s, np.full(g.size, L), np.zeros(g.size), np.zeros(g.size)))
+    return Topology(name, acc, n, (SwitchTier("nvswitch", sw, k),), (lc,), src, dst, Lm, c, lv,
+                    {"local": ((0, 0), (0,)), "remote": ((0, 0), (0,))},
+                    (f"8 GPUs, {k} switch chips, {lpg} links per GPU round robin",))
 
 
 def _row_x(n_racks: int, pitch: float) -> np.ndarray:

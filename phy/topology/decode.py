@@ -1,34 +1,47 @@
-"""Decode speed when a model's weights stream from a memory tier, local or over the fabric.
+"""Decode over the fabric: what a token costs in FLOPs, bytes and collectives, and what the
+interconnect's bandwidth and latency do to it.
 
-The roofline of ../shared/REFERENCES.md ("Decode roofline"), per accelerator group of
-``tp`` accelerators sharing the model::
+One decode step of ``B`` sequences at a context of ``c`` tokens, on a group of ``tp``
+accelerators sharing the model (tensor parallel; ``ep`` of them sharing the experts):
 
-    t_token(B) = max(2 N_active B / (tp F), (W_touched(B) + KV(B)) / (tp BW_eff)) + t_comm
-    BW_eff     = min(tier bandwidth, link bandwidth x efficiency)    for a remote tier
+* **FLOPs** (:meth:`Model.flops_per_token`): ``2 (N_active - V d)`` for the matrix
+  products (the input embedding is a lookup, not a product) and ``4 L n_heads d_head c``
+  for attention (``QK^T`` and ``AV``), per sequence.
+* **Bytes**: the weights the step touches (a mixture of experts touches
+  ``W_shared + (1 - (1 - k/E)^B) W_experts``), the KV cache read, ``B c`` tokens of
+  ``2 L n_kv d_head`` elements (:attr:`Model.kv_bytes_per_token`).
+* **Time**: ``max(FLOPs / (tp F), bytes / (tp BW_eff)) + t_comm``; the collectives sit on
+  the critical path between layers, so nothing hides them.
+* **Collectives** (:class:`phy.latency.Collectives`, every layer and the fastest
+  algorithm): a dense layer all-reduces its ``B d`` activations twice (after attention and
+  after the MLP); a mixture-of-experts layer all-reduces once (attention) and, with
+  ``ep > 1``, dispatches and combines its tokens with two all-to-alls of
+  ``B k d / ep`` activations per accelerator.
+* **Remote weights**: ``BW_eff = min(tier, link x efficiency, in flight / round trip)``:
+  a stream from a remote tier delivers its bandwidth only if the link matches it and the
+  reader keeps ``BW x round trip`` bytes in flight (Little's law; the round trip is the
+  fabric's, :attr:`TopologyReport.round_trip`, with the tier's own access).
+* **MFU**: the model's FLOPs over the step's time, as a fraction of the group's peak.
 
-* Mixture of experts: ``W_touched = W_shared + (1 - (1 - k/E)^B) W_experts`` (the
-  REFERENCES sum over layers with the experts' bytes spread evenly over layers).
-* **Balance rule**: a remote tier delivers its bandwidth only if the link matches it.
-* **Prefetch**: latency is hidden when the bytes in flight reach ``BW_eff x latency``
-  (900 GB/s x 2 us = 1.8 MB); with ``prefetch_bytes`` in flight the stream can go no
-  faster than ``prefetch_bytes / latency`` (Little's law).
-* **Collectives**: with ``tp > 1`` each layer all-reduces twice, and small all-reduces are
-  latency-bound: ``t_comm = layers x 2 x alpha`` per token; prefetch cannot hide it.
-
-Tokens per second are per sequence (``1 / t_token``) and in aggregate (``B / t_token``).
+:func:`mfu_crossing`, :func:`balance_bandwidth` and :func:`latency_value` answer the
+system architect's three questions: where decode leaves the memory roof, how much link
+bandwidth a remote tier can use, and what lower fabric latency buys.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
 from .._validate import integer, number
 from ..errors import ConfigError
+from ..latency import Collectives, bytes_in_flight
 from .parts import Accelerator, MemoryTier
 
-__all__ = ["DecodeResult", "Model", "decode", "latency_sweep", "over_fabric"]
+__all__ = ["DecodeResult", "Model", "balance_bandwidth", "decode", "latency_sweep", "latency_value",
+           "mfu_crossing", "over_fabric"]
 
 
 @dataclass(frozen=True)
@@ -45,12 +58,17 @@ class Model:
     precision : str
         The accelerator's FLOP/s to use (``"fp8"``, ``"fp4"``, ``"bf16"``).
     layers : int
-    kv_bytes_per_token : float
-        KV cache per token of context, all layers (bytes).
+    kv_bytes_per_token : float, optional
+        KV cache per token of context, all layers (bytes); default from the attention
+        shape, ``2 layers n_kv_heads head_dim kv_bytes``.
     experts, top_k : int, optional
         Mixture of experts: experts per layer and experts each token uses.
     expert_params : float
         Parameters in experts (all layers); the rest are shared. 0 for a dense model.
+    d_model, n_heads, n_kv_heads, head_dim, vocab : int, optional
+        The attention shape (for attention FLOPs, the KV cache and the all-reduce size).
+    kv_bytes, act_bytes : float
+        Bytes per KV-cache element and per activation exchanged by the collectives.
     """
 
     name: str
@@ -58,17 +76,30 @@ class Model:
     bytes_per_param: float = 1.0
     precision: str = "fp8"
     layers: int = 80
-    kv_bytes_per_token: float = 0.0
+    kv_bytes_per_token: float | None = None
     experts: int | None = None
     top_k: int | None = None
     expert_params: float = 0.0
+    d_model: int | None = None
+    n_heads: int | None = None
+    n_kv_heads: int | None = None
+    head_dim: int | None = None
+    vocab: int | None = None
+    kv_bytes: float = 1.0
+    act_bytes: float = 2.0
 
     def __post_init__(self):
         number(self.params, f"Model {self.name!r} params", positive=True)
         number(self.bytes_per_param, f"Model {self.name!r} bytes_per_param", positive=True)
         integer(self.layers, f"Model {self.name!r} layers", 1)
-        number(self.kv_bytes_per_token, f"Model {self.name!r} kv_bytes_per_token", nonneg=True)
+        if self.kv_bytes_per_token is not None:
+            number(self.kv_bytes_per_token, f"Model {self.name!r} kv_bytes_per_token", nonneg=True)
         number(self.expert_params, f"Model {self.name!r} expert_params", nonneg=True, hi=self.params)
+        for k in ("d_model", "n_heads", "n_kv_heads", "head_dim", "vocab"):
+            if getattr(self, k) is not None:
+                integer(getattr(self, k), f"Model {self.name!r} {k}", 1)
+        number(self.kv_bytes, f"Model {self.name!r} kv_bytes", positive=True)
+        number(self.act_bytes, f"Model {self.name!r} act_bytes", positive=True)
         if (self.experts is None) != (self.top_k is None):
             raise ConfigError(f"Model {self.name!r}: give both experts and top_k, or neither")
         if self.experts is not None:
@@ -79,14 +110,16 @@ class Model:
         elif self.expert_params:
             raise ConfigError(f"Model {self.name!r}: expert_params needs experts and top_k")
 
+    # ------------------------------------------------------------------ presets
     @classmethod
     def dense(cls, name: str, params: float, layers: int, bytes_per_param: float = 1.0, precision: str = "fp8",
-              kv_bytes_per_token: float = 0.0) -> Model:
-        return cls(name, params, bytes_per_param, precision, layers, kv_bytes_per_token)
+              kv_bytes_per_token: float | None = None, **shape) -> Model:
+        return cls(name, params, bytes_per_param, precision, layers, kv_bytes_per_token, **shape)
 
     @classmethod
     def moe(cls, name: str, params: float, active_params: float, experts: int, top_k: int, layers: int,
-            bytes_per_param: float = 1.0, precision: str = "fp8", kv_bytes_per_token: float = 0.0) -> Model:
+            bytes_per_param: float = 1.0, precision: str = "fp8", kv_bytes_per_token: float | None = None,
+            **shape) -> Model:
         """A mixture of experts given its total and active parameters: the experts hold
         ``(params - active) / (1 - k/E)`` of them, the rest is shared."""
         p = number(params, "params", positive=True)
@@ -96,8 +129,34 @@ class Model:
         w_exp = (p - a) / (1 - k / e)
         if w_exp > p:
             raise ConfigError(f"active {a:g} of {p:g} parameters cannot come from top-{k} of {e} experts")
-        return cls(name, p, bytes_per_param, precision, layers, kv_bytes_per_token, e, k, w_exp)
+        return cls(name, p, bytes_per_param, precision, layers, kv_bytes_per_token, e, k, w_exp, **shape)
 
+    @classmethod
+    def llama3_70b(cls, bytes_per_param: float = 1.0, precision: str = "fp8") -> Model:
+        """Llama 3 70B: 70.6 B parameters, 80 layers, d_model 8192, 64 query and 8 KV heads
+        of 128, vocabulary 128,256 (Meta's ``config.json`` on Hugging Face); FP8 weights and
+        KV cache, BF16 activations."""
+        return cls("llama3-70b", 70.6e9, bytes_per_param, precision, 80, None, d_model=8192, n_heads=64,
+                   n_kv_heads=8, head_dim=128, vocab=128256, kv_bytes=bytes_per_param)
+
+    @classmethod
+    def llama3_405b(cls, bytes_per_param: float = 1.0, precision: str = "fp8") -> Model:
+        """Llama 3.1 405B: 126 layers, d_model 16384, 128 query and 8 KV heads of 128,
+        vocabulary 128,256 (Meta's ``config.json``)."""
+        return cls("llama3-405b", 405.9e9, bytes_per_param, precision, 126, None, d_model=16384, n_heads=128,
+                   n_kv_heads=8, head_dim=128, vocab=128256, kv_bytes=bytes_per_param)
+
+    @classmethod
+    def deepseek_v3(cls) -> Model:
+        """DeepSeek-V3: 671 B parameters, 37 B active, 61 layers, d_model 7168, 256 routed
+        experts of which 8 are used (and one shared), 128 heads; its multi-head latent
+        attention caches 512 + 64 elements per token and layer (arXiv 2412.19437 and its
+        ``config.json``); FP8 weights and cache."""
+        m = cls.moe("deepseek-v3", 671e9, 37e9, 256, 8, 61, 1.0, "fp8", kv_bytes_per_token=61 * 576 * 1.0,
+                    d_model=7168, n_heads=128, head_dim=128, vocab=129280)
+        return m
+
+    # ------------------------------------------------------------------ footprint
     @property
     def active_params(self) -> float:
         """Parameters one token uses."""
@@ -109,6 +168,15 @@ class Model:
     def weight_bytes(self) -> float:
         return self.params * self.bytes_per_param
 
+    @property
+    def kv_per_token_bytes(self) -> float:
+        """KV cache per token of context, all layers (bytes)."""
+        if self.kv_bytes_per_token is not None:
+            return float(self.kv_bytes_per_token)
+        if self.n_kv_heads is None or self.head_dim is None:
+            return 0.0
+        return 2.0 * self.layers * self.n_kv_heads * self.head_dim * self.kv_bytes
+
     def touched_bytes(self, batch: int) -> float:
         """Weight bytes a decode step of ``batch`` sequences reads."""
         B = integer(batch, "batch", 1)
@@ -117,18 +185,29 @@ class Model:
         frac = 1.0 - (1.0 - self.top_k / self.experts) ** B
         return ((self.params - self.expert_params) + frac * self.expert_params) * self.bytes_per_param
 
+    def flops_per_token(self, context_tokens: int = 0) -> tuple[float, float]:
+        """(matrix-product FLOPs, attention FLOPs) of one token at ``context_tokens``."""
+        c = integer(context_tokens, "context_tokens", 0)
+        embed = self.vocab * self.d_model if self.vocab and self.d_model else 0.0
+        mm = 2.0 * (self.active_params - embed)
+        att = 4.0 * self.layers * self.n_heads * self.head_dim * c if self.n_heads and self.head_dim else 0.0
+        return mm, att
+
     def to_dict(self) -> dict:
         d = asdict(self)
         d["active_params"] = self.active_params
+        d["kv_per_token_bytes"] = self.kv_per_token_bytes
         return d
 
 
 @dataclass(frozen=True)
 class DecodeResult:
-    """One decode operating point (s, B/s, bytes)."""
+    """One decode operating point (s, B/s, bytes, FLOPs)."""
 
     model: str
     batch: int
+    context_tokens: int
+    tp: int
     tier: str
     tokens_per_s: float
     aggregate_tokens_per_s: float
@@ -136,7 +215,14 @@ class DecodeResult:
     compute_s: float
     memory_s: float
     comm_s: float
+    comm: dict
     bound: str
+    flops_per_step: float
+    attention_flops_per_step: float
+    mfu: float
+    weight_bytes_per_step: float
+    kv_bytes_per_step: float
+    bytes_per_step: float
     tier_bandwidth_bps: float
     link_bandwidth_bps: float | None
     effective_bandwidth_bps: float
@@ -144,7 +230,6 @@ class DecodeResult:
     latency_s: float
     bytes_in_flight_needed: float
     latency_hidden: bool
-    bytes_per_step: float
     memory_energy_j_per_step: float
 
     def to_dict(self) -> dict:
@@ -152,28 +237,32 @@ class DecodeResult:
 
 
 def decode(model: Model, batch: int = 1, *, accelerator: Accelerator, tier: MemoryTier | None = None,
-           link_bandwidth_bps: float | None = None, link_latency_s: float = 0.0, link_efficiency: float = 1.0,
-           prefetch_bytes: float | None = None, context_tokens: int = 0, tp: int = 1, alpha_s: float = 0.0,
-           capacity_bytes: float | None = None) -> DecodeResult:
+           link_bandwidth_bps: float | None = None, link_round_trip_s: float = 0.0, link_efficiency: float = 1.0,
+           prefetch_bytes: float | None = None, context_tokens: int = 0, tp: int = 1, ep: int | None = None,
+           collectives: Collectives | None = None, capacity_bytes: float | None = None) -> DecodeResult:
     """Decode speed of ``model`` at ``batch`` with weights in ``tier`` (default: the
-    accelerator's own memory).
+    accelerator's own memory), on ``tp`` accelerators.
 
     Parameters
     ----------
-    link_bandwidth_bps, link_latency_s : float, optional
-        The fabric between the accelerator and a remote tier (B/s per direction, s); None:
-        the tier is local.
+    link_bandwidth_bps, link_round_trip_s : float, optional
+        The fabric between the accelerator and a remote tier: bytes/s per direction and a
+        read's round trip over it, the tier's access excluded (s); no bandwidth: the tier
+        is local.
     link_efficiency : float
         Fraction of the link bandwidth the stream achieves.
     prefetch_bytes : float, optional
-        Bytes the accelerator keeps in flight (None: enough to hide the latency).
+        Bytes the reader keeps in flight (None: enough to hide the latency).
     context_tokens : int
-        Context per sequence (KV cache read each step).
-    tp, alpha_s
-        Tensor-parallel accelerators sharing the model, and the fabric's
-        accelerator-to-accelerator latency for its per-layer all-reduces.
+        Context per sequence (its KV cache is read each step, its attention computed).
+    tp, ep : int
+        Accelerators sharing the model, and sharing the experts (default ``tp``).
+    collectives : phy.latency.Collectives, optional
+        The fabric the group's collectives run on (:attr:`TopologyReport.collectives`);
+        needed when ``tp > 1``.
     capacity_bytes : float, optional
-        Memory the weights may occupy (default: the tier's capacity times ``tp``).
+        Memory the weights and KV cache may occupy (default: the tier's capacity times
+        ``tp``).
     """
     if not isinstance(model, Model):
         raise ConfigError(f"decode needs a Model, got {type(model).__name__}")
@@ -184,12 +273,16 @@ def decode(model: Model, batch: int = 1, *, accelerator: Accelerator, tier: Memo
         raise ConfigError(f"tier must be a MemoryTier, got {type(tier).__name__}")
     B = integer(batch, "batch", 1)
     tp = integer(tp, "tp", 1)
+    ep = tp if ep is None else integer(ep, "ep", 1)
     ctx = integer(context_tokens, "context_tokens", 0)
     eff = number(link_efficiency, "link_efficiency", positive=True, hi=1.0)
-    lat = tier.latency_s + number(link_latency_s, "link_latency_s", nonneg=True)
-    a = number(alpha_s, "alpha_s", nonneg=True)
+    rtt = tier.latency_s + number(link_round_trip_s, "link_round_trip_s", nonneg=True)
+    if (tp > 1 or (model.experts is not None and ep > 1)) and collectives is None:
+        raise ConfigError("tp or ep > 1 needs the fabric's collectives (a TopologyReport's .collectives)")
+    if collectives is not None and not isinstance(collectives, Collectives):
+        raise ConfigError(f"collectives must be a phy.latency.Collectives, got {type(collectives).__name__}")
     cap = tier.capacity_bytes * tp if capacity_bytes is None else number(capacity_bytes, "capacity_bytes", positive=True)
-    kv = B * ctx * model.kv_bytes_per_token
+    kv = B * ctx * model.kv_per_token_bytes
     if model.weight_bytes + kv > cap:
         raise ConfigError(f"model {model.name!r} needs {(model.weight_bytes + kv) / 1e9:.4g} GB (weights and KV "
                           f"cache) but {tier.name} offers {cap / 1e9:.4g} GB: it does not fit in memory")
@@ -199,66 +292,217 @@ def decode(model: Model, batch: int = 1, *, accelerator: Accelerator, tier: Memo
         link = number(link_bandwidth_bps, "link_bandwidth_bps", positive=True)
         bw = min(bw, link * eff)
     balanced = link is None or link * eff >= tier.bandwidth_bps
-    need = bw * lat
+    need = bytes_in_flight(bw, rtt)
     hidden = True
-    if prefetch_bytes is not None and lat > 0:
+    if prefetch_bytes is not None and rtt > 0:
         depth = number(prefetch_bytes, "prefetch_bytes", positive=True)
         if depth < need:
             hidden = False
-            bw = depth / lat
-    bytes_step = model.touched_bytes(B) + kv
-    compute = 2 * model.active_params * B / (tp * accelerator.flops_at(model.precision))
-    memory = bytes_step / (tp * bw)
-    comm = model.layers * 2 * a if tp > 1 else 0.0
-    t = max(compute, memory) + comm
-    return DecodeResult(model.name, B, tier.name, 1.0 / t, B / t, t, compute, memory, comm,
-                        "compute" if compute >= memory else "memory", tier.bandwidth_bps, link, bw, balanced, lat,
-                        need, hidden, bytes_step, bytes_step * tier.energy_j_per_byte)
+            bw = depth / rtt
+    w_bytes = model.touched_bytes(B)
+    mm, att = model.flops_per_token(ctx)
+    flops = B * (mm + att)
+    peak = accelerator.flops_at(model.precision)
+    compute = flops / (tp * peak)
+    memory = (w_bytes + kv) / (tp * bw)
+    comm_s, comm = _comm(model, B, tp, ep, collectives)
+    t = max(compute, memory) + comm_s
+    return DecodeResult(model.name, B, ctx, tp, tier.name, 1.0 / t, B / t, t, compute, memory, comm_s, comm,
+                        "compute" if compute >= memory else "memory", flops, B * att, flops / (t * tp * peak),
+                        w_bytes, kv, w_bytes + kv, tier.bandwidth_bps, link, bw, balanced, rtt, need, hidden,
+                        (w_bytes + kv) * tier.energy_j_per_byte)
+
+
+def _comm(model: Model, B: int, tp: int, ep: int, col: Collectives | None) -> tuple[float, dict]:
+    """Seconds of collectives per step and what they are."""
+    out: dict = {}
+    total = 0.0
+    if col is None:
+        return 0.0, out
+    d = model.d_model
+    if d is None and (tp > 1 or ep > 1):
+        raise ConfigError(f"model {model.name!r} needs d_model for the size of its collectives")
+    if tp > 1:
+        n = model.layers * (2 if model.experts is None else 1)
+        ct = col.time("all_reduce", B * d * model.act_bytes, tp)
+        out["all_reduce"] = {"count": n, "size_bytes": ct.size_bytes, "each_s": ct.time_s,
+                             "algorithm": ct.algorithm, "protocol": ct.protocol}
+        total += n * ct.time_s
+    if model.experts is not None and ep > 1:
+        n = 2 * model.layers
+        ct = col.time("all_to_all", B * model.top_k * d * model.act_bytes / ep, ep)
+        out["all_to_all"] = {"count": n, "size_bytes": ct.size_bytes, "each_s": ct.time_s,
+                             "algorithm": ct.algorithm, "protocol": ct.protocol}
+        total += n * ct.time_s
+    return total, out
 
 
 def over_fabric(report, model: Model, batch: int = 1, *, source: str = "remote", tier: MemoryTier | None = None,
                 prefetch_bytes: float | None = None, link_efficiency: float = 1.0, context_tokens: int = 0,
-                tp: int = 1) -> DecodeResult:
+                tp: int = 1, ep: int | None = None) -> DecodeResult:
     """:func:`decode` on a rolled-up topology (:class:`phy.topology.TopologyReport`).
 
     ``source``: ``"local"`` (the accelerator's own memory), ``"remote"`` (the other
     accelerators' memory, over the fabric: each accelerator's bandwidth per direction and
-    the farthest route's latency), or ``"pooled"`` (``tier``, e.g. pooled LPDDR, over the
-    fabric). The topology's accelerator and its ``alpha_s`` are used.
+    the farthest route's read round trip), or ``"pooled"`` (``tier``, e.g. pooled LPDDR,
+    over the fabric). Collectives run on the report's fabric.
     """
     from .rollup import TopologyReport
 
     if not isinstance(report, TopologyReport):
         raise ConfigError(f"over_fabric needs a TopologyReport, got {type(report).__name__}")
     acc = report.accelerator
-    kw = {"accelerator": acc, "prefetch_bytes": prefetch_bytes, "context_tokens": context_tokens, "tp": tp,
-              "alpha_s": report.alpha_s}
+    kw = {"accelerator": acc, "prefetch_bytes": prefetch_bytes, "context_tokens": context_tokens, "tp": tp, "ep": ep,
+          "collectives": report.collectives}
+    rt = report.round_trip["remote"] if "remote" in report.round_trip else next(iter(report.round_trip.values()))
+    fabric_rt = rt.total_s - rt.layer_totals().get("memory", 0.0)
     if source == "local":
         return decode(model, batch, tier=tier or acc.memory, **kw)
     if source == "remote":
         mem = tier or acc.memory
         cap = mem.capacity_bytes * max(1, report.n_accelerators - 1)
         return decode(model, batch, tier=mem, link_bandwidth_bps=report.accel_bandwidth_bps,
-                      link_latency_s=report.alpha_s, link_efficiency=link_efficiency, capacity_bytes=cap, **kw)
+                      link_round_trip_s=fabric_rt, link_efficiency=link_efficiency, capacity_bytes=cap, **kw)
     if source == "pooled":
         if tier is None:
             raise ConfigError("source='pooled' needs the pooled tier (e.g. MemoryTier.lpddr5x())")
         return decode(model, batch, tier=tier, link_bandwidth_bps=report.accel_bandwidth_bps,
-                      link_latency_s=report.alpha_s, link_efficiency=link_efficiency, **kw)
+                      link_round_trip_s=fabric_rt, link_efficiency=link_efficiency, **kw)
     raise ConfigError(f"source must be 'local', 'remote' or 'pooled', got {source!r}")
 
 
-def latency_sweep(model: Model, latencies_s, batch: int = 1, **kwargs) -> np.ndarray:
-    """Tokens per second (per sequence) against the fabric's latency, all else as
-    :func:`decode`: each latency is the remote stream's (``link_latency_s``) and, with
-    ``tp > 1``, the per-layer all-reduces' alpha. Give ``prefetch_bytes`` to see the
-    stream's latency bite; with ``tp > 1`` the collectives bite regardless."""
+def latency_sweep(model: Model, latencies_s, batch: int = 1, *, collectives: Collectives | None = None,
+                  **kwargs) -> np.ndarray:
+    """Tokens per second (per sequence) against the fabric's one-way latency, all else as
+    :func:`decode`: at each latency the collectives' hops are scaled to it
+    (:meth:`phy.latency.Collectives.at_latency`) and a remote stream's round trip is two
+    of them. Give ``prefetch_bytes`` to see the stream's latency bite; with ``tp > 1`` the
+    collectives bite regardless."""
     lats = np.atleast_1d(np.asarray(latencies_s, dtype=float))
     out = np.empty(lats.size)
     for i, x in enumerate(lats):
         kw = dict(kwargs)
-        kw["link_latency_s"] = x
-        if kw.get("tp", 1) > 1:
-            kw["alpha_s"] = x
-        out[i] = decode(model, batch, **kw).tokens_per_s
+        if "link_bandwidth_bps" in kw:
+            kw["link_round_trip_s"] = 2 * x
+        col = collectives.at_latency(x) if collectives is not None else None
+        out[i] = decode(model, batch, collectives=col, **kw).tokens_per_s
     return out
+
+
+def mfu_crossing(model: Model, threshold: float = 0.2, *, max_batch: int = 4096, **kwargs) -> int | None:
+    """The smallest batch whose decode step reaches ``threshold`` of the peak FLOPs
+    (:func:`decode`'s ``mfu``), or None if no batch up to ``max_batch`` (and that fits in
+    memory with its KV cache) does. MFU grows with the batch while the step is
+    memory-bound, so the batch is bisected."""
+    th = number(threshold, "threshold", positive=True, hi=1.0)
+    hi = integer(max_batch, "max_batch", 1, 10**7)
+
+    def mfu(b):
+        try:
+            return decode(model, b, **kwargs).mfu
+        except ConfigError as e:
+            if "does not fit" in str(e):
+                return -1.0
+            raise
+
+    if mfu(hi) < 0:  # the largest batch does not fit: find the largest that does
+        lo_fit, hi_fit = 1, hi
+        if mfu(1) < 0:
+            return None
+        while hi_fit - lo_fit > 1:
+            mid = (lo_fit + hi_fit) // 2
+            if mfu(mid) >= 0:
+                lo_fit = mid
+            else:
+                hi_fit = mid
+        hi = lo_fit
+    if mfu(hi) < th:
+        return None
+    lo = 1
+    if mfu(lo) >= th:
+        return 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if mfu(mid) >= th:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def balance_bandwidth(model: Model, batch: int = 1, *, tolerance: float = 0.01, **kwargs) -> dict:
+    """"Balance the pipe": the link bandwidth beyond which a remote tier's decode stops
+    improving (tokens/s within ``tolerance`` of what an unlimited link gives), found by
+    bisection on :func:`decode` with everything else held (``tier``, ``prefetch_bytes``,
+    ``link_round_trip_s``, ...). Returns the knee, the tokens/s there and unlimited, and
+    what sets the ceiling (the tier, the latency in flight, or compute)."""
+    tol = number(tolerance, "tolerance", positive=True, hi=0.5)
+    kw = dict(kwargs)
+    kw.pop("link_bandwidth_bps", None)
+    tier = kw.get("tier") or kw["accelerator"].memory
+    top = decode(model, batch, link_bandwidth_bps=1e30, **kw)
+    target = (1 - tol) * top.tokens_per_s
+    lo, hi = math.log10(1e6), math.log10(max(10 * tier.bandwidth_bps, 1e7))
+    while hi - lo > 1e-4:
+        mid = (lo + hi) / 2
+        if decode(model, batch, link_bandwidth_bps=10**mid, **kw).tokens_per_s >= target:
+            hi = mid
+        else:
+            lo = mid
+    knee = 10**hi
+    if top.bound == "compute":
+        by = "compute"
+    elif not top.latency_hidden:
+        by = "bytes in flight over the round trip"
+    else:
+        by = f"the {tier.name} tier's bandwidth"
+    return {"tier": tier.name, "knee_bps": knee, "tokens_per_s_at_knee": decode(model, batch, link_bandwidth_bps=knee,
+            **kw).tokens_per_s, "tokens_per_s_unlimited": top.tokens_per_s, "ceiling": by,
+            "tier_bandwidth_bps": tier.bandwidth_bps}
+
+
+def latency_value(model: Model, latencies_s, *, accelerator: Accelerator, collectives: Collectives,
+                  tps=(8, 72), target_tokens_per_s: float | None = None, batch: int = 1, context_tokens: int = 0,
+                  max_tp: int | None = None) -> list[dict]:
+    """What lower fabric latency buys, at each one-way latency in ``latencies_s``:
+
+    * ``tokens_per_s[tp]``: a latency-bound decode (``batch``, weights sharded over ``tp``
+      accelerators, every layer's all-reduces on the fabric at that latency);
+    * ``round_trip_s``: a remote read at that latency (two hops and the memory's access);
+    * with ``target_tokens_per_s``: ``stream_bandwidth_bps``, the bandwidth one chip
+      streaming the weights and KV cache from remote memory needs for the target, and
+      ``buffer_bytes``, what it must keep in flight for it, ``BW x round trip`` (Little's
+      law); ``tp_range``, the accelerators (1 to ``max_tp``, default the largest of
+      ``tps``) over which the model reaches the target, and ``memory_per_chip_bytes``,
+      the weights and KV cache each holds at the most of them: collectives grow with the
+      group, so a slower fabric caps how far a model can spread, and how small each
+      chip's memory can be.
+    """
+    lats = np.atleast_1d(np.asarray(latencies_s, dtype=float))
+    tps = tuple(integer(t, "tp", 1) for t in tps)
+    top = integer(max_tp or max(tps), "max_tp", 1, 4096)
+    tier = accelerator.memory
+    ctx = integer(context_tokens, "context_tokens", 0)
+    B = integer(batch, "batch", 1)
+    state = model.weight_bytes + B * ctx * model.kv_per_token_bytes
+    rows = []
+    for x in lats:
+        col = collectives.at_latency(float(x))
+
+        def speed(t):
+            return decode(model, B, accelerator=accelerator, tp=t, collectives=col, context_tokens=ctx,
+                          capacity_bytes=state + 1.0).tokens_per_s
+
+        row = {"one_way_s": float(x), "tokens_per_s": {t: speed(t) for t in tps},
+               "round_trip_s": 2 * float(x) + tier.latency_s}
+        if target_tokens_per_s is not None:
+            tgt = number(target_tokens_per_s, "target_tokens_per_s", positive=True)
+            ok = [t for t in range(1, top + 1) if speed(t) >= tgt]
+            row["target_tokens_per_s"] = tgt
+            row["tp_range"] = (ok[0], ok[-1]) if ok else None
+            row["memory_per_chip_bytes"] = state / ok[-1] if ok else None
+            bw = (model.touched_bytes(B) + B * ctx * model.kv_per_token_bytes) * tgt
+            row["stream_bandwidth_bps"] = bw
+            row["buffer_bytes"] = bytes_in_flight(bw, row["round_trip_s"])
+        rows.append(row)
+    return rows

@@ -19,7 +19,13 @@ The formats and their units (../shared/REFERENCES.md, "System simulators' link i
   per link ``src dst <rate>Gbps <delay>ms <error_rate>``.
 * Plain JSON: :meth:`TopologyReport.to_dict`.
 
-Bandwidths are per accelerator and per direction; latencies one way.
+Bandwidths are per accelerator and per direction. Each export carries the latency its
+consumer means, from the layered model (:mod:`phy.latency`): ASTRA-sim a network hop (the
+one-way transfer of every layer below software, split over the route's hops; its system
+layer adds its own software costs), its remote memory a read's round trip; Calculon a
+collective's latency, charged once per collective; GenZ a ring step (a hop and the
+receiver's poll; GenZ adds its own fixed 5 us per all-reduce); LLMCompass a transfer's
+one way.
 """
 
 from __future__ import annotations
@@ -59,8 +65,9 @@ def astra_sim_network(report: TopologyReport, dims: list[tuple[str, int, str]] |
     ``dims``: ``(topology, npus_count, path)`` per dimension, ``path`` naming the report's
     route whose latency the dimension carries (default: one ``Switch`` dimension over all
     accelerators on the ``remote`` route). Each dimension's bandwidth is the accelerator's
-    bandwidth per direction in GiB/s; its latency per hop is the route's one-way
-    latency divided by its hops (2 for ``Switch``, 1 otherwise).
+    bandwidth per direction in GiB/s; its latency per hop is the route's one-way transfer
+    (every layer up to the endpoints, :attr:`TopologyReport.one_way`) divided by its hops
+    (2 for ``Switch``, 1 otherwise).
     """
     r = _report(report)
     dims = dims or [("Switch", r.n_accelerators, "remote")]
@@ -69,13 +76,13 @@ def astra_sim_network(report: TopologyReport, dims: list[tuple[str, int, str]] |
         if kind not in ("Ring", "FullyConnected", "Switch"):
             raise ConfigError(f"ASTRA-sim dimension topology must be Ring, FullyConnected or Switch, got {kind!r}")
         integer(count, "npus_count", 1)
-        if path not in r.latency_s:
-            raise ConfigError(f"no route {path!r} in the report; it has {', '.join(r.latency_s)}")
+        if path not in r.one_way:
+            raise ConfigError(f"no route {path!r} in the report; it has {', '.join(r.one_way)}")
         hops = 2 if kind == "Switch" else 1
         topo.append(kind)
         npus.append(int(count))
         bw.append(r.accel_bandwidth_bps / GIB)
-        lat.append(r.latency_s[path] * 1e9 / hops)
+        lat.append(r.one_way[path].total_s * 1e9 / hops)
 
     def row(xs):
         return "[ " + ", ".join(x if isinstance(x, str) else repr(float(x)) if isinstance(x, float) else str(x)
@@ -88,31 +95,41 @@ def astra_sim_network(report: TopologyReport, dims: list[tuple[str, int, str]] |
 
 def astra_sim_remote_memory(report: TopologyReport, *, memory_type: str = "PER_NODE_MEMORY_EXPANSION",
                             num_nodes: int = 1, npus_per_node: int | None = None,
-                            memory_latency_s: float = 0.0) -> str:
-    """ASTRA-sim's remote-memory JSON for weights over this fabric: latency the farthest
-    route's plus ``memory_latency_s`` (ns), bandwidth the accelerator's per direction
-    (bytes per ns)."""
+                            memory_latency_s: float | None = None) -> str:
+    """ASTRA-sim's remote-memory JSON for weights over this fabric: latency a remote read's
+    round trip on the farthest route (:attr:`TopologyReport.round_trip`, the memory's own
+    access included; ``memory_latency_s`` replaces that access), in ns; bandwidth the
+    accelerator's per direction (bytes per ns)."""
     r = _report(report)
     d = {
         "memory-type": str(memory_type),
         "num-nodes": integer(num_nodes, "num_nodes", 1),
         "num-npus-per-node": integer(npus_per_node or r.n_accelerators, "npus_per_node", 1),
-        "remote-mem-latency": (r.alpha_s + number(memory_latency_s, "memory_latency_s", nonneg=True)) * 1e9,
+        "remote-mem-latency": _read_s(r, memory_latency_s) * 1e9,
         "remote-mem-bw": r.accel_bandwidth_bps / 1e9,
     }
     return json.dumps(d, indent=2)
 
 
+def _read_s(r: TopologyReport, memory_latency_s) -> float:
+    rt = r.round_trip["remote"] if "remote" in r.round_trip else next(iter(r.round_trip.values()))
+    if memory_latency_s is None:
+        return rt.total_s
+    return rt.total_s - rt.layer_totals()["memory"] + number(memory_latency_s, "memory_latency_s", nonneg=True)
+
+
 def calculon_network(report: TopologyReport, efficiency: float = 1.0) -> dict:
-    """One entry of Calculon's ``networks`` list. ``must_be_filled`` and
-    ``processor_usage`` are Calculon's other fields (as in its example systems), set to
-    False and 0."""
+    """One entry of Calculon's ``networks`` list. Calculon charges ``latency`` once per
+    collective (its ``network.py``: ``latency + size / (bandwidth x efficiency)``): it is
+    the latency part of a small all-reduce over the whole domain (the model's fastest
+    algorithm, every layer and software). ``must_be_filled`` and ``processor_usage`` are
+    Calculon's other fields (as in its example systems), set to False and 0."""
     r = _report(report)
     return {
         "bandwidth": r.accel_bandwidth_bps / 1e9,
         "efficiency": number(efficiency, "efficiency", positive=True, hi=1.0),
         "size": r.n_accelerators,
-        "latency": r.alpha_s,
+        "latency": r.collective("all_reduce", 8.0).latency_s,
         "ops": {"p2p": [1.0, None], "reduce_scatter": [1.0, -1], "all_gather": [1.0, -1], "all_reduce": [2.0, -1]},
         "must_be_filled": False,
         "processor_usage": 0.0,
@@ -120,22 +137,25 @@ def calculon_network(report: TopologyReport, efficiency: float = 1.0) -> dict:
 
 
 def genz_icn(report: TopologyReport) -> dict:
-    """GenZ's interconnect: ``ICN`` (GB/s per direction) and ``ICN_LL`` (us)."""
+    """GenZ's interconnect: ``ICN`` (GB/s per direction) and ``ICN_LL`` (us), the latency
+    GenZ charges per ring step (``GenZ/collective_times.py``: ``5 us + 2 (N-1) ICN_LL +
+    ...`` per all-reduce): one hop and the receiver's poll (:attr:`TopologyReport.alpha_s`)."""
     r = _report(report)
     return {"ICN": r.accel_bandwidth_bps / 1e9, "ICN_LL": r.alpha_s * 1e6}
 
 
 def llmcompass_link(report: TopologyReport, *, flit_size_byte: int = 640, header_size_byte: int = 0,
                     max_payload_size_byte: int | None = None) -> dict:
-    """An LLMCompass-style link (bytes, seconds); flit sizes default to UALink's 640-byte
-    flit (REFERENCES.md) with the header you give."""
+    """An LLMCompass-style link (bytes, seconds); its latency a transfer's one way on the
+    farthest route; flit sizes default to UALink's 640-byte flit (REFERENCES.md) with the
+    header you give."""
     r = _report(report)
     f = integer(flit_size_byte, "flit_size_byte", 1)
     h = integer(header_size_byte, "header_size_byte", 0, f - 1)
     return {
         "bandwidth_per_direction_byte": r.accel_bandwidth_bps,
         "bandwidth_both_directions_byte": 2 * r.accel_bandwidth_bps,
-        "latency_second": r.alpha_s,
+        "latency_second": r.one_way["remote"].total_s if "remote" in r.one_way else r.alpha_s,
         "flit_size_byte": f,
         "header_size_byte": h,
         "max_payload_size_byte": integer(max_payload_size_byte or f - h, "max_payload_size_byte", 1, f - h),

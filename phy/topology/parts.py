@@ -14,8 +14,18 @@ from dataclasses import asdict, dataclass, field, replace
 from .. import link as _link
 from .._validate import integer, number
 from ..errors import ConfigError
+from ..latency import Endpoint, Software
 
-__all__ = ["Accelerator", "LinkClass", "MemoryTier", "SwitchAsic"]
+__all__ = ["DRAM_ACCESS_S", "SRAM_ACCESS_S", "Accelerator", "LinkClass", "MemoryTier", "SwitchAsic"]
+
+#: A GPU's DRAM access as a load sees it: 810 SM cycles on B300 (HBM3e) with its clocks
+#: locked at 2.032 GHz (860 cycles on B200, 700 on H100 SXM unlocked; pointer chase,
+#: github.com/markdewing/AI_kernels ``latency/README.md``): 399 ns.
+DRAM_ACCESS_S = 810 / 2.032e9
+#: On-chip SRAM next to the compute: a GPU's L1/shared-memory hit, 40 SM cycles on
+#: H100, B200 and B300 (same source), at 2.032 GHz: 19.7 ns. SRAM-machine vendors publish
+#: no access latency of their own; this is the order of an SRAM a core reads directly.
+SRAM_ACCESS_S = 40 / 2.032e9
 
 
 @dataclass(frozen=True)
@@ -29,7 +39,9 @@ class MemoryTier:
         Bytes per second (B/s) one accelerator can draw from it.
     capacity_bytes : float
     latency_s : float
-        Access latency (s); remote tiers add the fabric's latency to it.
+        Access latency as a load at the memory sees it (s); a remote read adds the
+        fabric's round trip (:func:`phy.latency.round_trip`). The presets carry sourced
+        figures (:data:`DRAM_ACCESS_S`, :data:`SRAM_ACCESS_S`).
     energy_j_per_byte : float
     """
 
@@ -48,23 +60,28 @@ class MemoryTier:
     @classmethod
     def hbm3e(cls, capacity_bytes: float = 192e9) -> MemoryTier:
         """HBM3e of a GB200/GB300-class GPU: about 8 TB/s (REFERENCES.md); 192 GB
-        (GB200; GB300 carries 288 GB)."""
-        return cls("hbm3e", 8e12, capacity_bytes)
+        (GB200; GB300 carries 288 GB); access 399 ns (:data:`DRAM_ACCESS_S`)."""
+        return cls("hbm3e", 8e12, capacity_bytes, DRAM_ACCESS_S)
 
     @classmethod
     def lpddr5x(cls) -> MemoryTier:
-        """Grace's LPDDR5X: about 500 GB/s and 480 GB per CPU (REFERENCES.md)."""
-        return cls("lpddr5x", 500e9, 480e9)
+        """Grace's LPDDR5X: about 500 GB/s and 480 GB per CPU (REFERENCES.md). No
+        public access latency from a GPU was found: it takes the GPU's DRAM access
+        (:data:`DRAM_ACCESS_S`, 399 ns), the two being DRAM cores of like timings behind a
+        controller; a remote read adds the fabric."""
+        return cls("lpddr5x", 500e9, 480e9, DRAM_ACCESS_S)
 
     @classmethod
     def sram_lpu(cls) -> MemoryTier:
-        """An LPU's on-chip SRAM: 230 MB at 80 TB/s (REFERENCES.md)."""
-        return cls("sram_lpu", 80e12, 230e6)
+        """An LPU's on-chip SRAM: 230 MB at 80 TB/s (REFERENCES.md); access 20 ns
+        (:data:`SRAM_ACCESS_S`)."""
+        return cls("sram_lpu", 80e12, 230e6, SRAM_ACCESS_S)
 
     @classmethod
     def sram_wafer(cls) -> MemoryTier:
-        """A wafer-scale part's SRAM: 44 GB at about 21 PB/s (REFERENCES.md)."""
-        return cls("sram_wafer", 21e15, 44e9)
+        """A wafer-scale part's SRAM: 44 GB at about 21 PB/s (REFERENCES.md); access 20 ns
+        (:data:`SRAM_ACCESS_S`)."""
+        return cls("sram_wafer", 21e15, 44e9, SRAM_ACCESS_S)
 
     @classmethod
     def cxl(cls, dram: MemoryTier, bandwidth_bps: float, capacity_bytes: float, latency_factor: float = 3.0
@@ -82,7 +99,8 @@ class MemoryTier:
 
 @dataclass(frozen=True)
 class Accelerator:
-    """An accelerator: compute by precision and its local memory.
+    """An accelerator: compute by precision, its local memory, its link endpoint and the
+    software its collectives run.
 
     Parameters
     ----------
@@ -90,11 +108,17 @@ class Accelerator:
     flops : dict
         Dense FLOP/s by precision name (``"fp4"``, ``"fp8"``, ``"bf16"``).
     memory : MemoryTier
+    endpoint : phy.latency.Endpoint
+        Its link controller and transaction layer (default :meth:`Endpoint.nvlink`).
+    software : phy.latency.Software
+        Its collective library (default :class:`phy.latency.Software`).
     """
 
     name: str
     flops: dict
     memory: MemoryTier
+    endpoint: Endpoint = field(default_factory=Endpoint.nvlink)
+    software: Software = field(default_factory=Software)
 
     def __post_init__(self):
         if not self.flops:
@@ -103,6 +127,10 @@ class Accelerator:
             number(v, f"Accelerator {self.name!r} flops[{k!r}]", positive=True)
         if not isinstance(self.memory, MemoryTier):
             raise ConfigError(f"Accelerator.memory must be a MemoryTier, got {type(self.memory).__name__}")
+        if not isinstance(self.endpoint, Endpoint):
+            raise ConfigError(f"Accelerator.endpoint must be a phy.latency.Endpoint, got {type(self.endpoint).__name__}")
+        if not isinstance(self.software, Software):
+            raise ConfigError(f"Accelerator.software must be a phy.latency.Software, got {type(self.software).__name__}")
 
     @classmethod
     def gb200(cls) -> Accelerator:
@@ -110,13 +138,25 @@ class Accelerator:
         (REFERENCES.md)."""
         return cls("gb200", {"fp4": 10e15, "fp8": 5e15, "bf16": 2.5e15}, MemoryTier.hbm3e())
 
+    @classmethod
+    def h200(cls) -> Accelerator:
+        """An H200 GPU: dense 1.98 PF FP8 and 0.99 PF BF16, 141 GB of HBM3e at 4.8 TB/s
+        (REFERENCES.md); in-switch reduction at NCCL's Hopper efficiency, 0.85."""
+        return cls("h200", {"fp8": 1.979e15, "bf16": 0.989e15},
+                   MemoryTier("hbm3e", 4.8e12, 141e9, DRAM_ACCESS_S), Endpoint.nvlink(),
+                   Software().with_(switch_efficiency=0.85))
+
     def flops_at(self, precision: str) -> float:
         if precision not in self.flops:
             raise ConfigError(f"Accelerator {self.name!r} has no {precision!r} FLOP/s; it has {', '.join(self.flops)}")
         return float(self.flops[precision])
 
+    def with_(self, **changes) -> Accelerator:
+        return replace(self, **changes)
+
     def to_dict(self) -> dict:
-        return {"name": self.name, "flops": dict(self.flops), "memory": self.memory.to_dict()}
+        return {"name": self.name, "flops": dict(self.flops), "memory": self.memory.to_dict(),
+                "endpoint": self.endpoint.to_dict(), "software": self.software.to_dict()}
 
 
 @dataclass(frozen=True)
@@ -139,9 +179,16 @@ class SwitchAsic:
     @classmethod
     def nvlink5(cls) -> SwitchAsic:
         """An NVLink switch ASIC: 72 ports of 800G (REFERENCES.md); port-to-port latency
-        200 ns, the middle of the 150 to 250 ns UALink switches target (REFERENCES.md;
-        NVIDIA does not publish its own)."""
+        200 ns, the UALink Consortium's target for a 50T switch ("a 25T switch is <= 150 ns,
+        50T < 200ns, and a 100T switch < 250ns"; NVIDIA does not publish its own)."""
         return cls("nvlink5_switch", 72, 800e9, 200e-9)
+
+    @classmethod
+    def nvlink4(cls) -> SwitchAsic:
+        """A third-generation NVSwitch (HGX H100/H200): 64 NVLink4 ports of 2 x 100G
+        lanes (REFERENCES.md); port to port 150 ns, the UALink target for a 25T switch
+        (the class of its 64 x 400G)."""
+        return cls("nvlink4_switch", 64, 400e9, 150e-9)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -209,10 +256,12 @@ class LinkClass:
 
     @classmethod
     def copper_twinax(cls, lanes: int = 2, lane_rate_bps: float = 212.5e9, awg: float = 26, fec="KP4",
-                      serdes: _link.Serdes | None = None, resolution_m: float = 0.25) -> LinkClass:
+                      serdes: _link.Serdes | None = None, resolution_m: float = 0.25,
+                      retry: _link.Retry | None = None) -> LinkClass:
         """Passive copper: a 92-ohm connector, ``awg`` foam twinax of the length, a
         connector (the ``twinax_1m_26awg`` construction), die to die with COM's packages,
-        ``lanes`` x ``lane_rate_bps`` PAM4, KP4."""
+        ``lanes`` x ``lane_rate_bps`` PAM4, KP4, with the link layer ``retry`` (CRC and
+        link-level replay) if given."""
         from channels import media
 
         sd = serdes or _link.Serdes()
@@ -220,7 +269,8 @@ class LinkClass:
         def spec(length_m: float) -> _link.LinkSpec:
             ch = media.cascade(media.connector(), media.twinax(length_m, awg), media.connector())
             return _link.LinkSpec(channel=ch.renamed(f"twinax_{length_m:g}m_{awg:g}awg"), lanes=lanes,
-                                  lane_rate_bps=lane_rate_bps, serdes=sd, fec=fec, name=f"copper {length_m:g} m")
+                                  lane_rate_bps=lane_rate_bps, serdes=sd, fec=fec, retry=retry,
+                                  name=f"copper {length_m:g} m")
 
         return cls(f"copper_{awg:g}awg", spec, resolution_m, "copper")
 

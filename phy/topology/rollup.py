@@ -1,53 +1,25 @@
 """A topology rolled up: each link class evaluated once per length bucket, then the
-bandwidth (per accelerator, aggregate, bisection), latency (typical and worst, by term),
-power, cables and failing links (:class:`TopologyReport`), and the alpha-beta time of
-collectives."""
+bandwidth (per accelerator, aggregate, bisection), power, cables and failing links, and the
+latency layer by layer (:class:`TopologyReport`): the PHY floor, a small transfer's one
+way, a remote read's round trip, both under load, and the collectives on the fabric
+(:mod:`phy.latency`)."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validate import integer, number
+from .._validate import number
 from ..errors import ConfigError
+from ..latency import Collectives, collective_time_s, one_way, round_trip
 from .fabric import Topology
 from .parts import Accelerator, LinkClass
 
-__all__ = ["TopologyReport", "collective_time_s", "rollup"]
+__all__ = ["UTILISATIONS", "TopologyReport", "collective_time_s", "rollup"]
 
-
-def collective_time_s(kind: str, size_bytes: float, p: int, alpha_s: float, bandwidth_bps: float) -> float:
-    """Alpha-beta time of a collective among ``p`` accelerators (s).
-
-    ``size_bytes`` is each accelerator's buffer, ``alpha_s`` the accelerator-to-accelerator
-    latency, ``bandwidth_bps`` each accelerator's bandwidth per direction (B/s). Formulas
-    (Thakur, Rabenseifner and Gropp 2005 for ring and binomial tree):
-
-    * ``ring`` all-reduce: ``2 (p-1) alpha + 2 (p-1)/p S/B``
-    * ``tree`` all-reduce (binomial reduce then broadcast): ``2 ceil(log2 p) (alpha + S/B)``
-    * ``switch`` all-reduce (reduction in the switch): ``alpha + S/B``
-    * ``all_to_all`` (switched, full bisection): ``alpha + (p-1)/p S/B``
-    * ``all_gather`` / ``reduce_scatter`` (ring): ``(p-1) alpha + (p-1)/p S/B``
-    """
-    S = number(size_bytes, "size_bytes", nonneg=True)
-    p = integer(p, "p", 1)
-    a = number(alpha_s, "alpha_s", nonneg=True)
-    B = number(bandwidth_bps, "bandwidth_bps", positive=True)
-    if p == 1:
-        return 0.0
-    if kind == "ring":
-        return 2 * (p - 1) * a + 2 * (p - 1) / p * S / B
-    if kind == "tree":
-        return 2 * math.ceil(math.log2(p)) * (a + S / B)
-    if kind == "switch":
-        return a + S / B
-    if kind == "all_to_all":
-        return a + (p - 1) / p * S / B
-    if kind in ("all_gather", "reduce_scatter"):
-        return (p - 1) * a + (p - 1) / p * S / B
-    raise ConfigError(f"unknown collective {kind!r}: ring, tree, switch, all_to_all, all_gather, reduce_scatter")
+#: The switch loads the report's tail latencies are given at.
+UTILISATIONS = (0.3, 0.7, 0.9)
 
 
 @dataclass(frozen=True)
@@ -68,9 +40,22 @@ class TopologyReport:
     cable_length_m : float
         Their total length.
     link_power_w : float
-    latency_s : dict
-        Per path (``local``, ``remote``): one-way accelerator-to-accelerator latency of the
-        typical route; ``latency_breakdown_s`` its terms.
+    phy_floor_s : dict
+        Per path (``local``, ``remote``): the links' one-way latency and the switches'
+        port-to-port latency of the typical route, nothing above the links (the floor no
+        application sees); ``phy_floor_breakdown_s`` its terms, ``worst_phy_floor_s`` the
+        farthest route's.
+    one_way : dict
+        Per path: a small transfer (8 bytes) from one accelerator's core to another's
+        memory, every layer (:func:`phy.latency.one_way`).
+    round_trip : dict
+        Per path: a 64-byte read of the remote accelerator's memory
+        (:func:`phy.latency.round_trip`).
+    loaded_s : dict
+        Per path and switch utilisation (:data:`UTILISATIONS`): the one-way transfer's
+        mean and quantiles with every switch port an M/D/1 queue at that load.
+    collectives : phy.latency.Collectives
+        Collectives on the ``remote`` route (:meth:`collective`).
     failing : list
         Link classes and lengths that miss their BER target, with the reason.
     """
@@ -88,27 +73,57 @@ class TopologyReport:
     cable_length_m: float
     cables_by_class: dict
     link_power_w: float
-    latency_s: dict
-    latency_breakdown_s: dict
-    worst_latency_s: dict
+    phy_floor_s: dict
+    phy_floor_breakdown_s: dict
+    worst_phy_floor_s: dict
+    one_way: dict
+    round_trip: dict
+    loaded_s: dict
+    collectives: Collectives
     failing: list
     link_reports: dict
     notes: list = field(default_factory=list)
 
     @property
     def alpha_s(self) -> float:
-        """The accelerator-to-accelerator latency of the farthest route (collectives' alpha)."""
-        return self.latency_s["remote"]
+        """The per-step latency of a collective on the farthest route: a small transfer
+        every layer up, and the receiver's poll (:attr:`phy.latency.Collectives.alpha_s`)."""
+        return self.collectives.alpha_s
 
-    def collective_s(self, kind: str, size_bytes: float, p: int | None = None) -> float:
-        """:func:`collective_time_s` on this fabric (all accelerators by default)."""
-        return collective_time_s(kind, size_bytes, p or self.n_accelerators, self.alpha_s, self.accel_bandwidth_bps)
+    def collective(self, kind: str, size_bytes: float, p: int | None = None, **kw):
+        """:meth:`phy.latency.Collectives.time` on this fabric (all accelerators by
+        default): the fastest algorithm and protocol, with each layer's share."""
+        return self.collectives.time(kind, size_bytes, p or self.n_accelerators, **kw)
+
+    def collective_s(self, kind: str, size_bytes: float, p: int | None = None, **kw) -> float:
+        """The seconds of :meth:`collective`."""
+        return self.collective(kind, size_bytes, p, **kw).time_s
+
+    def latency_table(self, path: str = "remote") -> str:
+        """The PHY floor, the one-way transfer and the remote read of ``path``, layer by
+        layer, for a terminal."""
+        if path not in self.one_way:
+            raise ConfigError(f"no route {path!r}; the report has {', '.join(self.one_way)}")
+        ow, rt = self.one_way[path], self.round_trip[path]
+        small = self.collective("all_reduce", 8.0)
+        rows = [f"{self.name} {path}: PHY floor {self.phy_floor_s[path] * 1e9:.0f} ns, one way "
+                f"{ow.total_s * 1e9:.0f} ns, remote read {rt.total_s * 1e9:.0f} ns, 8-byte all-reduce over "
+                f"{self.n_accelerators} {small.time_s * 1e6:.2f} us ({small.algorithm}, {small.protocol})",
+                ow.table(), rt.table()]
+        for u, d in self.loaded_s[path].items():
+            rows.append(f"  one way at {100 * u:.0f} % switch load: mean {d['mean'] * 1e9:.1f} ns, "
+                        + ", ".join(f"{k} {v * 1e9:.1f}" for k, v in d.items() if k != "mean") + " ns")
+        return "\n".join(rows)
 
     def to_dict(self) -> dict:
         from ..link.report import _plain
 
         d = {k: getattr(self, k) for k in self.__dataclass_fields__}
         d["accelerator"] = self.accelerator.to_dict()
+        d["one_way"] = {k: v.to_dict() for k, v in self.one_way.items()}
+        d["round_trip"] = {k: v.to_dict() for k, v in self.round_trip.items()}
+        d["loaded_s"] = {k: {str(u): q for u, q in v.items()} for k, v in self.loaded_s.items()}
+        d["collectives"] = self.collectives.to_dict()
         d["alpha_s"] = self.alpha_s
         return _plain(d)
 
@@ -120,10 +135,12 @@ def _buckets(cls: LinkClass, lengths: np.ndarray) -> np.ndarray:
     return np.round(np.ceil(lengths / r - 1e-9) * r, 9)
 
 
-def rollup(topo: Topology) -> TopologyReport:
-    """Bandwidth, latency, power, cables and failing links of ``topo``."""
+def rollup(topo: Topology, *, utilisations=UTILISATIONS) -> TopologyReport:
+    """Bandwidth, latency (layer by layer, and at each switch load of ``utilisations``),
+    power, cables and failing links of ``topo``."""
     if not isinstance(topo, Topology):
         raise ConfigError(f"rollup needs a Topology, got {type(topo).__name__}")
+    loads = tuple(number(u, "utilisation", nonneg=True, hi=0.999) for u in utilisations)
     n = topo.n_accelerators
     ev = _Evaluated(topo)
     _check_port_rates(topo, ev.payload)
@@ -135,20 +152,34 @@ def rollup(topo: Topology) -> TopologyReport:
     if (~lvl0).any():
         bis = min(bis, float(ev.usable[~lvl0].sum()) / 2)
     cables = ev.lanes * 2
-    lat, brk, worst = {}, {}, {}
+    acc = topo.accelerator
+    floor, brk, worst, ow, rt, loaded = {}, {}, {}, {}, {}, {}
     for name, (levels, tiers) in topo.paths.items():
-        lat[name], brk[name] = _route(topo, ev, levels, tiers, _median)
-        worst[name], _ = _route(topo, ev, levels, tiers, lambda x: int(np.argmax(x)))
+        floor[name], brk[name], reports, asics = _route(topo, ev, levels, tiers, _median)
+        worst[name] = _route(topo, ev, levels, tiers, lambda x: int(np.argmax(x)))[0]
+        ow[name] = one_way(reports, asics, acc.endpoint, name=f"{topo.name} {name}: one way, 8 B")
+        rt[name] = round_trip(reports, asics, acc.endpoint, memory=acc.memory,
+                              name=f"{topo.name} {name}: remote read, 64 B from {acc.memory.name}")
+        loaded[name] = {}
+        for u in loads:
+            st = one_way(reports, asics, acc.endpoint, utilisation=u)
+            loaded[name][u] = {"mean": st.total_s, **st.quantiles_s}
     notes = list(topo.notes)
     if ev.failing:
         notes.append("links that miss their target carry no bandwidth in these figures")
+    notes.append(f"endpoint {acc.endpoint.name!r} and software {acc.software.name!r} of the {acc.name}: "
+                 "phy.latency.Endpoint and Software give their sources (the software's two constants are fitted)")
+    path = "remote" if "remote" in ow else next(iter(ow))
+    col = Collectives(ow[path], float(per_acc.min()) if per_acc.min() > 0 else float(per_acc.max() or 1.0),
+                      acc.endpoint, acc.software, rt[path], name=topo.name)
     return TopologyReport(
-        name=topo.name, accelerator=topo.accelerator, n_accelerators=n, n_switches={t.name: t.count for t in topo.tiers},
+        name=topo.name, accelerator=acc, n_accelerators=n, n_switches={t.name: t.count for t in topo.tiers},
         accel_bandwidth_bps=float(per_acc.min()), accel_bandwidth_mean_bps=float(per_acc.mean()),
         aggregate_bandwidth_bps=float(per_acc.sum() * 2), bisection_bandwidth_bps=bis,
         links=topo.n_links, cables=int(cables.sum()), cable_length_m=float((cables * topo.length_m).sum()),
-        cables_by_class=_cables_by_class(topo, cables), link_power_w=float(ev.power.sum()), latency_s=lat,
-        latency_breakdown_s=brk, worst_latency_s=worst, failing=ev.failing, link_reports=ev.reports, notes=notes,
+        cables_by_class=_cables_by_class(topo, cables), link_power_w=float(ev.power.sum()), phy_floor_s=floor,
+        phy_floor_breakdown_s=brk, worst_phy_floor_s=worst, one_way=ow, round_trip=rt, loaded_s=loaded,
+        collectives=col, failing=ev.failing, link_reports=ev.reports, notes=notes,
     )
 
 
@@ -215,21 +246,26 @@ def _median(x: np.ndarray) -> int:
     return int(np.argsort(x)[x.size // 2])
 
 
-def _route(topo: Topology, ev: _Evaluated, levels, tiers, pick) -> tuple[float, dict]:
-    """Latency (s) of a path crossing a link of each of ``levels`` (the one ``pick`` chooses
-    among them by latency) and a switch of each of ``tiers``, with its breakdown."""
+def _route(topo: Topology, ev: _Evaluated, levels, tiers, pick) -> tuple[float, dict, list, list]:
+    """PHY floor (s) of a path crossing a link of each of ``levels`` (the one ``pick``
+    chooses among them by latency) and a switch of each of ``tiers``, its breakdown, and
+    the link reports and switch ASICs crossed."""
     total = 0.0
     parts: dict = {}
+    reports, asics = [], []
     for lv in levels:
         sel = np.flatnonzero(topo.level == lv)
         if not sel.size:
             raise ConfigError(f"route crosses level {lv}, which has no links")
         i = sel[pick(ev.latency[sel])]
         r = ev.rep_list[ev.rep_index[i]]
+        reports.append(r)
         for k, v in r.latency_breakdown_s.items():
             parts[k] = parts.get(k, 0.0) + v
         total += r.latency_s
     for t in tiers:
-        parts["switch"] = parts.get("switch", 0.0) + topo.tiers[t].asic.latency_s
-        total += topo.tiers[t].asic.latency_s
-    return total, parts
+        a = topo.tiers[t].asic
+        asics.append(a)
+        parts["switch"] = parts.get("switch", 0.0) + a.latency_s
+        total += a.latency_s
+    return total, parts, reports, asics
