@@ -68,15 +68,18 @@ def main(argv=None) -> int:
     res["nvl72"] = {
         "gpu_bandwidth_gbytes_per_dir": r.accel_bandwidth_bps / 1e9, "aggregate_tbytes": r.aggregate_bandwidth_bps / 1e12,
         "pairs": r.cables, "asics": r.n_switches, "spine_km": r.cable_length_m / 1e3,
-        "spine_miles": r.cable_length_m / 1609.344, "latency_ns": r.latency_s["remote"] * 1e9,
-        "breakdown_ns": {k: v * 1e9 for k, v in r.latency_breakdown_s["remote"].items()},
+        "spine_miles": r.cable_length_m / 1609.344, "phy_floor_ns": r.phy_floor_s["remote"] * 1e9,
+        "breakdown_ns": {k: v * 1e9 for k, v in r.phy_floor_breakdown_s["remote"].items()},
+        "one_way_ns": r.one_way["remote"].total_s * 1e9, "remote_read_ns": r.round_trip["remote"].total_s * 1e9,
         "evaluated_lengths_m": sorted(rack.classes[0]._cache), "first_rollup_s": first, "rollup_s": again,
     }
     n = res["nvl72"]
     print(f"   {n['gpu_bandwidth_gbytes_per_dir']:.6g} GB/s per GPU per direction, {n['aggregate_tbytes']:.6g} TB/s "
           f"aggregate, {n['pairs']} copper pairs, ASICs {n['asics']}")
-    print(f"   spine {n['spine_km']:.3f} km ({n['spine_miles']:.2f} miles); GPU to GPU {n['latency_ns']:.1f} ns: "
+    print(f"   spine {n['spine_km']:.3f} km ({n['spine_miles']:.2f} miles); PHY floor GPU to GPU {n['phy_floor_ns']:.1f} ns: "
           + ", ".join(f"{k} {v:.1f}" for k, v in n["breakdown_ns"].items()))
+    print(f"   one way (every layer) {n['one_way_ns']:.1f} ns, remote read {n['remote_read_ns']:.1f} ns "
+          f"(benchmarks/bench_latency.py has the layers)")
     print(f"   link evaluations at {n['evaluated_lengths_m']} m: {first:.2f} s; roll-up afterwards {again * 1e3:.2f} ms")
 
     print("\n2. Other domains")
@@ -100,36 +103,37 @@ def main(argv=None) -> int:
             "accelerators": rr.n_accelerators, "switches": rr.n_switches,
             "gpu_bw_min_gbytes": rr.accel_bandwidth_bps / 1e9, "gpu_bw_mean_gbytes": rr.accel_bandwidth_mean_bps / 1e9,
             "bisection_tbytes": rr.bisection_bandwidth_bps / 1e12, "cables": rr.cables, "cable_km": rr.cable_length_m / 1e3,
-            "link_power_kw": rr.link_power_w / 1e3, "latency_local_ns": rr.latency_s["local"] * 1e9,
-            "latency_remote_ns": rr.latency_s["remote"] * 1e9, "failing_lengths_m": fail,
+            "link_power_kw": rr.link_power_w / 1e3, "latency_local_ns": rr.one_way["local"].total_s * 1e9,
+            "latency_remote_ns": rr.one_way["remote"].total_s * 1e9, "failing_lengths_m": fail,
             "seconds_with_evaluations": dt, "rollup_s": again}
         d = res["domains"][name]
         print(f"   {name}: {d['accelerators']} accelerators, switches {d['switches']}; per accelerator "
               f"{d['gpu_bw_min_gbytes']:.4g} GB/s (mean {d['gpu_bw_mean_gbytes']:.4g}); bisection "
               f"{d['bisection_tbytes']:.4g} TB/s; {d['cables']} cables, {d['cable_km']:.2f} km; links "
-              f"{d['link_power_kw']:.2f} kW; latency {d['latency_local_ns']:.0f} / {d['latency_remote_ns']:.0f} ns"
+              f"{d['link_power_kw']:.2f} kW; one way {d['latency_local_ns']:.0f} / {d['latency_remote_ns']:.0f} ns"
               + (f"; FAILING cables at {fail} m" if fail else "")
               + f"; {dt:.2f} s with evaluations, {again * 1e3:.2f} ms after")
 
     print("\n3. Decode, batch 1, FP8")
-    m70 = tp.Model.dense("70B dense", 70e9, 80)
-    m405 = tp.Model.dense("405B dense", 405e9, 126)
+    m70 = tp.Model.llama3_70b()
+    m405 = tp.Model.llama3_405b()
     acc = tp.Accelerator.gb200()
-    pool = tp.MemoryTier("hbm_pool", 8e12, 1e12)
+    pool = tp.MemoryTier("hbm_pool", 8e12, 1e12, tp.DRAM_ACCESS_S)
+    fabric_rt = r.round_trip["remote"].total_s - r.round_trip["remote"].layer_totals()["memory"]
     rows = []
     for m in (m70, m405):
         for label, kw in (("local HBM 8 TB/s", {}), ("over NVL72 900 GB/s", {"link_bandwidth_bps": r.accel_bandwidth_bps}),
                           ("over scale-out 100 GB/s", {"link_bandwidth_bps": 100e9})):
-            d = tp.decode(m, accelerator=acc, tier=pool, link_latency_s=r.alpha_s if kw else 0.0, **kw)
+            d = tp.decode(m, accelerator=acc, tier=pool, link_round_trip_s=fabric_rt if kw else 0.0, **kw)
             rows.append({"model": m.name, "source": label, "tokens_per_s": d.tokens_per_s})
             print(f"   {m.name:<11} {label:<26} {d.tokens_per_s:8.2f} tok/s")
     res["decode"] = rows
     lats = np.array([0.25e-6, 0.5e-6, 1e-6, 2e-6, 5e-6, 10e-6])
-    tp8 = tp.latency_sweep(m70, lats, accelerator=acc, tp=8)
+    tp8 = tp.latency_sweep(m70, lats, accelerator=acc, tp=8, collectives=r.collectives)
     stream = tp.latency_sweep(m70, lats, accelerator=acc, link_bandwidth_bps=900e9, prefetch_bytes=1.8e6)
     res["latency_sweep"] = {"latency_us": (lats * 1e6).tolist(), "tp8_tokens_per_s": tp8.tolist(),
                             "remote_stream_1p8MB_prefetch_tokens_per_s": stream.tolist()}
-    print("   70B, against fabric latency (us):      " + "  ".join(f"{x:6.2f}" for x in lats * 1e6))
+    print("   70B, against one-way fabric latency (us):" + "  ".join(f"{x:6.2f}" for x in lats * 1e6))
     print("   tensor parallel over 8 GPUs, tok/s:    " + "  ".join(f"{x:6.1f}" for x in tp8))
     print("   remote stream, 1.8 MB in flight, tok/s:" + "  ".join(f"{x:6.2f}" for x in stream))
 
