@@ -236,6 +236,7 @@ def _report(spec: LinkSpec, eyes: tuple[Segment, ...]) -> LinkReport:
     passes = not reasons
     usable = payload * retry_eff if passes else 0.0
     energy = energy_terms(spec, notes)
+    _latency_defaults(spec, notes)
     e_bit = float(sum(energy.values()))
     for e in eyes:
         notes.extend(e.notes)
@@ -255,6 +256,19 @@ def _report(spec: LinkSpec, eyes: tuple[Segment, ...]) -> LinkReport:
         notes=notes, latency_layers_s=latency_layers(spec, lat), latency_quantiles_s=quant,
         link_layer=None if ll is None else asdict(ll),
     )
+
+
+def _latency_defaults(spec: LinkSpec, notes: list) -> None:
+    """Say which latency defaults stand for real parts."""
+    from fec import DECODER_CLOCK_HZ
+
+    from .parts import Retry
+
+    if spec.fec is not None and spec.fec_clock_hz == DECODER_CLOCK_HZ:
+        notes.append(f"FEC decoder clock {DECODER_CLOCK_HZ / 1e6:g} MHz (default: a public 400G RS(544,514) core's, "
+                     "fec.DECODER_CLOCK_HZ)")
+    if spec.retry is not None and spec.retry.crc_check_s == Retry().crc_check_s:
+        notes.append(f"CRC check {Retry().crc_check_s * 1e9:g} ns (default: PCI-SIG's figure for PCIe 6.0's FEC and CRC)")
 
 
 def _reasons(spec: LinkSpec, eyes, der: float, post: float, required: float, retry_eff: float) -> list:

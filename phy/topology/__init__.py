@@ -9,7 +9,8 @@ fabric, and exports to system models.
 >>> r.collective("all_reduce", 8).time_s    # every layer, fastest algorithm and protocol
 
 See :mod:`phy.topology.parts`, :mod:`phy.topology.fabric`, :mod:`phy.topology.builders`,
-:mod:`phy.topology.rollup`, :mod:`phy.topology.decode` and :mod:`phy.topology.export`.
+:mod:`phy.topology.rollup`, :mod:`phy.topology.model`, :mod:`phy.topology.decode` and
+:mod:`phy.topology.export`.
 """
 
 from . import export
