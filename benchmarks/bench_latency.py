@@ -138,6 +138,9 @@ def main(argv=None) -> int:
         print(f"   {label:<26} 8 B: model {ct.time_s * 1e6:.2f} us ({ct.algorithm}, {ct.protocol}), measured "
               f"{meas * 1e6:.1f} us: ratio {ct.time_s / meas:.2f} [{src}]")
         print("      " + ", ".join(f"{n} {v * 1e9:.0f} ns" for n, v in ct.layer_totals().items() if v > 0.5e-9))
+    nvls2 = fabrics["h200"].collective("all_reduce", 128.0, 2, algorithm="switch")
+    print(f"   not in the fit: NVLink SHARP forced on 2 H100-class GPUs, 128 B: model {nvls2.time_s * 1e6:.2f} us, "
+          f"measured about 6 us (NVIDIA/nccl issue 1259): ratio {nvls2.time_s / 6e-6:.2f}")
     c72 = r.collective("all_reduce", 8.0, 72)
     genz = 5e-6 + 2 * 71 * 0.25e-6
     nccl_nvls = 25e-6
@@ -163,6 +166,7 @@ def main(argv=None) -> int:
         print(f"   {label}: " + "; ".join(f"{s:.3g} B {x.time_s * 1e6:.3g} us {x.algorithm}" for s, x in
                                           zip(sizes[::3], ts[::3])) + f" ({t_one / len(sizes) * 1e6:.0f} us per size)")
     res["collectives"] = {"fit": {"kernel_s": sw.kernel_s, "peer_s": sw.peer_s, "errors": errs}, "small": small,
+                          "nvls_2gpu_s": nvls2.time_s,
                           "hop_s": hop, "large": large, "sweep": sweep, "model_72_s": c72.time_s}
 
     print("\n5. Decode (Llama 3 70B, FP8, GB200)")

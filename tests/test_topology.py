@@ -98,6 +98,8 @@ def test_nvl72_one_way_and_read_stack_every_layer(nvl72):
     assert ow.total_s < means[0] < means[1] < means[2] and tails[0] < tails[1] < tails[2]
     assert all(loads[u]["p50"] <= loads[u]["p99"] <= loads[u]["p99.99"] for u in loads)
     assert "one way" in r.latency_table() and "remote read" in r.latency_table()
+    assert r.bytes_in_flight() == pytest.approx(900e9 * rt.total_s, rel=1e-12)            # Little's law
+    assert r.bytes_in_flight(bandwidth_bytes_per_s=100e9) == pytest.approx(100e9 * rt.total_s, rel=1e-12)
 
 
 def test_rollup_is_milliseconds_once_links_are_evaluated(nvl72):

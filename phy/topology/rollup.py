@@ -12,7 +12,13 @@ import numpy as np
 
 from .._validate import number
 from ..errors import ConfigError
-from ..latency import Collectives, collective_time_s, one_way, round_trip
+from ..latency import (
+    Collectives,
+    bytes_in_flight,
+    collective_time_s,
+    one_way,
+    round_trip,
+)
 from .fabric import Topology
 from .parts import Accelerator, LinkClass
 
@@ -99,6 +105,16 @@ class TopologyReport:
         """The seconds of :meth:`collective`."""
         return self.collective(kind, size_bytes, p, **kw).time_s
 
+    def bytes_in_flight(self, path: str = "remote", bandwidth_bytes_per_s: float | None = None) -> float:
+        """What an accelerator must keep requested and not yet received to stream another's
+        memory at ``bandwidth_bytes_per_s`` (default: its full link bandwidth) over
+        ``path``: bandwidth x the read's round trip (Little's law), the latency tolerance
+        its outstanding requests (its occupancy) must provide."""
+        if path not in self.round_trip:
+            raise ConfigError(f"no route {path!r}; the report has {', '.join(self.round_trip)}")
+        bw = self.accel_bandwidth_bps if bandwidth_bytes_per_s is None else bandwidth_bytes_per_s
+        return bytes_in_flight(bw, self.round_trip[path].total_s)
+
     def latency_table(self, path: str = "remote") -> str:
         """The PHY floor, the one-way transfer and the remote read of ``path``, layer by
         layer, for a terminal."""
@@ -109,7 +125,9 @@ class TopologyReport:
         rows = [f"{self.name} {path}: PHY floor {self.phy_floor_s[path] * 1e9:.0f} ns, one way "
                 f"{ow.total_s * 1e9:.0f} ns, remote read {rt.total_s * 1e9:.0f} ns, 8-byte all-reduce over "
                 f"{self.n_accelerators} {small.time_s * 1e6:.2f} us ({small.algorithm}, {small.protocol})",
-                ow.table(), rt.table()]
+                ow.table(), rt.table(),
+                f"  streaming {self.accel_bandwidth_bps / 1e9:.0f} GB/s from remote memory keeps "
+                f"{self.bytes_in_flight(path) / 1e6:.2f} MB in flight (bandwidth x read round trip)"]
         for u, d in self.loaded_s[path].items():
             rows.append(f"  one way at {100 * u:.0f} % switch load: mean {d['mean'] * 1e9:.1f} ns, "
                         + ", ".join(f"{k} {v * 1e9:.1f}" for k, v in d.items() if k != "mean") + " ns")
