@@ -37,7 +37,8 @@ from .link import (
     Segment, SegmentReport, Serdes, evaluate_link, search_link,
 )
 from .serdes import (
-    Cdr, Ctle, Dfe, Jitter, Noise, PreparedLink, Receiver, RxFfe, Transmitter, TxFfe, prepare_link, signals,
+    Cdr, Ctle, Dfe, Impairments, Jitter, Noise, PreparedLink, Receiver, RxFfe, Transmitter, TxFfe, prepare_link,
+    signals,
 )
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "search_link",
     "Cdr",
     "CdrLockWarning",
+    "Impairments",
     "ComParams",
     "ConfigError",
     "Ctle",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["convolve_centred", "discrete_pmf", "gauss_convolve", "split_variance"]
+__all__ = ["convolve_centred", "discrete_pmf", "gauss_convolve", "scale_mixture_cf", "split_variance", "uniform_convolve"]
 
 
 @njit(cache=True)
@@ -96,6 +96,47 @@ def gauss_convolve(pmf: np.ndarray, sigma_bins: float) -> np.ndarray:
     g = np.exp(-2 * (np.pi * f * sigma_bins) ** 2)
     out = np.fft.irfft(np.fft.rfft(pmf, m) * g, m)  # mass beyond the grid's ends is dropped
     return np.clip(out[:n], 0, None)
+
+
+def uniform_convolve(pmf: np.ndarray, widths_bins, cf=None) -> np.ndarray:
+    """``pmf`` convolved with independent uniform variables of the given full widths (in
+    bins), a quantiser's error at each tap of a filter, and with a variable of
+    characteristic function ``cf(f)`` (``f`` in cycles per bin) if given. The
+    characteristic function of a uniform of width ``a`` is ``sinc(f a)``, so all are
+    applied at once in the Fourier domain (mass beyond the grid's ends is dropped)."""
+    a = np.asarray(widths_bins, dtype=float)
+    a = a[a > 0]
+    if a.size == 0 and cf is None:
+        return pmf
+    n = pmf.size
+    m = 1 << int(np.ceil(np.log2(2 * n)))
+    f = np.fft.rfftfreq(m)
+    h = np.prod(np.sinc(np.outer(a, f)), axis=0) if a.size else np.ones(f.size)
+    if cf is not None:
+        h = h * cf(f)
+    out = np.fft.irfft(np.fft.rfft(pmf, m) * h, m)
+    return np.clip(out[:n], 0, None)
+
+
+def scale_mixture_cf(values: np.ndarray, probs: np.ndarray, sigmas) -> callable:
+    """The characteristic function (of ``f`` in cycles per bin) of ``sum_t sigma_t S_t X_t``:
+    independent Gaussian ``X_t`` each scaled by its own draw ``S_t`` of a discrete
+    variable (``values`` in bins per unit, ``probs``), a Gaussian scale mixture per term:
+    ``prod_t sum_j p_j exp(-2 (pi f sigma_t s_j)^2)``. Heavier-tailed than the Gaussian of
+    the same variance, as jitter through a data-dependent slope is."""
+    v = np.asarray(values, dtype=float)
+    p = np.asarray(probs, dtype=float)
+    keep = p > 1e-15
+    v, p = v[keep], p[keep] / p[keep].sum()
+    sig = [float(x) for x in np.atleast_1d(sigmas) if x > 0]
+
+    def cf(f):
+        out = np.ones(np.size(f))
+        for st in sig:
+            out *= np.exp(-2.0 * (np.pi * np.outer(np.asarray(f), st * v)) ** 2) @ p
+        return out
+
+    return cf
 
 
 def convolve_centred(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Statistical eye: the exact distribution of the signal at the slicer, without Monte Carlo.
 
 At a sampling offset ``tau`` from the receiver's sampling point, the slicer sees
-``a_0 c_0(tau) + ISI(tau) + XT(tau) + N``:
+``a_0 c_0(tau) + ISI(tau) + XT(tau) + Q + C + N``:
 
 * ``c_k(tau)`` are the symbol-spaced cursors of the equalised pulse (front end, Tx FFE),
   through the Rx FFE, less what the DFE removes (its taps times the nominal main cursor,
@@ -11,8 +11,16 @@ At a sampling offset ``tau`` from the receiver's sampling point, the slicer sees
   computed on a voltage grid (linear split between neighbouring bins);
 * ``XT`` likewise from the aggressors' cursors (independent data), either averaged over
   the aggressor's symbol phase or at its worst phase;
+* ``Q`` is a real receiver's ADC quantisation (:mod:`phy.serdes.impairments`): each
+  sample off by a uniform error within half a step, independent from sample to sample,
+  through the Rx FFE (a sum of uniforms of widths ``|w_t| Delta``, bounded, not Gaussian);
+* ``C`` is the sampling clock's error (jitter and wander) times the waveform's slope, a
+  slope that depends on the data: a Gaussian scale mixture (its characteristic function
+  from the exact distribution of the slope), heavier-tailed than a Gaussian of its
+  variance;
 * ``N`` is Gaussian: receiver noise through the Rx FFE, transmitter noise through the
-  whole path, and random jitter through the slope of the response to each edge
+  whole path, the ADC's clipping beyond full scale (for a Gaussian input of the ADC's
+  rms), and random jitter through the slope of the response to each edge
   (independent per edge, as :func:`phy.simulate` models it), or to each symbol in 802.3
   COM's model (``Jitter(model="symbol")``: the equalised pulse's slope ``h_J``, 93A-31),
   whose dual-Dirac ``+-A_DD`` is a discrete term like the ISI (93A-40). Duty-cycle
@@ -33,7 +41,7 @@ from .._plot import axes as _axes
 from .._validate import integer
 from ..errors import ConfigError
 from ..serdes import Cdr, Jitter, Noise, PreparedLink, Receiver, Transmitter, prepare_link, step_from_pulse
-from .pmf import convolve_centred, discrete_pmf, gauss_convolve, split_variance
+from .pmf import convolve_centred, discrete_pmf, gauss_convolve, scale_mixture_cf, split_variance, uniform_convolve
 
 __all__ = ["StatEye", "statistical_eye"]
 
@@ -268,19 +276,26 @@ def statistical_eye(
     slope, d_power = _jitter_slope(lk, tx, jitter)
     main, isi_sets, dcd_sets, dd_sets = _discrete_terms(at, lk, tx, jitter, slope, offsets)
     var_rx, var_tx, var_j = _gaussian_terms(at, lk, jitter, slope, d_power)
-    sigma = float(np.sqrt(var_rx + var_tx + var_j))
+    var_q, var_clip, var_clk = _receiver_terms(at, lk, tx)
+    sigma = float(np.sqrt(var_rx + var_tx + var_j + var_clip))
     sigmas = {"rx": float(np.sqrt(var_rx)), "tx": float(np.sqrt(var_tx)), "jitter": float(np.sqrt(var_j))}
+    if not lk.impairments.ideal:
+        sigmas.update(adc=float(np.sqrt(var_q + var_clip)), clock=float(np.sqrt(var_clk)))
+    q_widths = np.abs(at.w) * lk.adc_step_v  # each tap's share of the quantisation, uniform
     xt_sets = _crosstalk_terms(at, lk.pulse.aggressors, offsets, crosstalk)
     span = (max(np.abs(s).sum() for s in isi_sets) + max((np.abs(s).sum() for s in dcd_sets), default=0.0)
             + max((np.abs(s).sum() for s in dd_sets), default=0.0)
             + sum(max(np.abs(r).sum(axis=1).max() for r in pp) for pp in xt_sets)
-            + 10 * sigma + 1.5 * np.abs(main).max())
+            + 10 * sigma + 0.5 * q_widths.sum() + 1.5 * np.abs(main).max())
+    span += 10 * np.sqrt(var_clk)
     span *= 1 + 16 / nb  # a few bins beyond the true support, whatever the eye
     v = np.linspace(-span, span, nb | 1)  # odd: 0 V is a grid point
+    clk_cf = _clock_cf(at, lk, tx, v[1] - v[0])
 
     def eye_cdf(sign: float) -> np.ndarray:
         return np.array([_column_cdf(isi_sets[i] + sign * dcd_sets[i] if dcd_sets else isi_sets[i], at.main,
-                                     dd_sets[i] if dd_sets else None, [pp[i] for pp in xt_sets], tx.levels, v, sigma)
+                                     dd_sets[i] if dd_sets else None, [pp[i] for pp in xt_sets], tx.levels, v, sigma,
+                                     q_widths, clk_cf)
                          for i in keep])
 
     main = main[keep]
@@ -392,6 +407,58 @@ def _gaussian_terms(at: _Cursors, lk: PreparedLink, jitter: Jitter, slope, d_pow
     return sig_rx2, sig_tx2, sig_j2
 
 
+def _receiver_terms(at: _Cursors, lk: PreparedLink, tx: Transmitter) -> tuple[float, float, float]:
+    """Variances (V^2) at the slicer of a real receiver's ADC and sampling clock: the
+    quantisation's ``Delta^2 / 12`` per sample (for the report; the eye convolves its
+    uniform errors) and the clipping's power over the ADC input's exact distribution
+    (:class:`phy.serdes.impairments.AdcInput`), each independent from sample to sample,
+    through the Rx FFE; the sampling error through the cursors' slopes
+    ``p'_k``: white jitter ``sigma_rj^2 E[a^2] |w|^2 sum_k p'_k^2`` (every sample the FFE
+    combines is off by its own error), wander ``sigma_w^2 E[a^2] sum_k (w * p')_k^2`` (one
+    error across the FFE's span)."""
+    w2 = float(np.sum(at.w**2))
+    var_q = lk.adc_step_v**2 / 12.0 * w2
+    var_clip = lk.adc_clip_v2 * w2
+    var_clk = 0.0
+    imp = lk.impairments
+    if imp.sampling_rms_s > 0:
+        t0 = at.m_s + at.spu * at.k
+        slopes = at.at(np.gradient(lk.pulse.samples, lk.pulse.dt_s), t0) * at.swing
+        power = float(np.mean(tx.levels**2))
+        # white jitter: each sample the FFE combines has its own error; the wander is the
+        # same across the FFE's span, so it moves the equalised pulse
+        var_clk = power * (imp.rj_rms_s**2 * w2 * float(np.sum(slopes**2))
+                           + imp.wander_rms_s**2 * float(np.sum(np.convolve(slopes, at.w) ** 2)))
+    return var_q, var_clip, var_clk
+
+
+def _clock_cf(at: _Cursors, lk: PreparedLink, tx: Transmitter, dv: float):
+    """The characteristic function (of ``f`` in cycles per voltage bin) of the sampling
+    clock's term, or None: the white jitter ``sum_t w_t delta_t S_t`` with each tap's own
+    error and a slope ``S_t`` distributed as ``sum_k a_k p'_k`` (the cursors' slopes), and
+    the wander ``delta_w sum_k a_k (w * p')_k`` (one error, the equalised slopes); each
+    slope's exact distribution, each error Gaussian and independent of it."""
+    imp = lk.impairments
+    if imp.sampling_rms_s == 0:
+        return None
+    t0 = at.m_s + at.spu * at.k
+    slopes = at.at(np.gradient(lk.pulse.samples, lk.pulse.dt_s), t0) * at.swing
+    parts = []
+    if imp.rj_rms_s:
+        parts.append((slopes, imp.rj_rms_s * np.abs(at.w)))
+    if imp.wander_rms_s:
+        parts.append((np.convolve(slopes, at.w), [imp.wander_rms_s]))
+    cfs = []
+    for vals, sig in parts:
+        reach = float(np.abs(vals).sum() * np.abs(tx.levels).max())
+        n = 2049
+        ds = 2 * reach / (n - 1) * (1 + 16 / n)
+        pmf = discrete_pmf(vals, tx.levels, -reach * (1 + 16 / n), ds, n)
+        grid = -reach * (1 + 16 / n) + ds * np.arange(n)
+        cfs.append(scale_mixture_cf(grid / dv, pmf, sig))
+    return lambda f: np.prod([c(f) for c in cfs], axis=0)
+
+
 def _crosstalk_terms(at: _Cursors, aggressors, offsets, crosstalk: str) -> list:
     """Each aggressor's cursors per time offset, at 8 symbol phases (a uniform mixture of
     an asynchronous aggressor) or at the worst one."""
@@ -409,10 +476,11 @@ def _crosstalk_terms(at: _Cursors, aggressors, offsets, crosstalk: str) -> list:
     return xt_sets
 
 
-def _column_cdf(isi, main: int, dd, xt_rows, lv, v, sigma: float) -> np.ndarray:
+def _column_cdf(isi, main: int, dd, xt_rows, lv, v, sigma: float, q_widths=None, clk_cf=None) -> np.ndarray:
     """The distribution function of everything but the main cursor's term at one offset:
     the ISI's exact PMF, with the dual Dirac's and each aggressor's (a mixture over its
-    phases), then the Gaussian less the variance the grid's splits already added."""
+    phases), the ADC's uniform errors (``q_widths``, V) and the sampling clock's term
+    (``clk_cf``), then the Gaussian less the variance the grid's splits already added."""
     dv = v[1] - v[0]
     isi = isi.copy()
     isi[main] = 0.0
@@ -425,6 +493,8 @@ def _column_cdf(isi, main: int, dd, xt_rows, lv, v, sigma: float) -> np.ndarray:
         mix = sum(discrete_pmf(row, lv, v[0], dv, v.size) for row in rows) / len(rows)
         pmf = convolve_centred(pmf, mix)
         split += float(np.mean([split_variance(row, lv, dv) for row in rows]))
+    if q_widths is not None or clk_cf is not None:
+        pmf = uniform_convolve(pmf, np.asarray(q_widths if q_widths is not None else []) / dv, clk_cf)
     pmf = gauss_convolve(pmf, np.sqrt(max(sigma**2 / dv**2 - split, 0.0)))
     return np.clip(np.cumsum(pmf) / max(pmf.sum(), 1e-300), 0, 1)
 

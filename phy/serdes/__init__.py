@@ -7,6 +7,7 @@ the one input of every engine (:mod:`phy.engines`).
 * :mod:`phy.serdes.noise`: transmitter and receiver noise, and jitter (on edges, or on
   symbols as 802.3 COM models it);
 * :mod:`phy.serdes.transceiver`: :class:`Transmitter`, :class:`Receiver`, :class:`Cdr`;
+* :mod:`phy.serdes.impairments`: a real receiver's ADC, tap resolution and sampling clock;
 * :mod:`phy.serdes.pulse`: a pulse response through the front end and the Tx FFE, the
   sampling point (peak, Mueller-Muller, Mueller-Muller with the first DFE tap);
 * :mod:`phy.serdes.prepared`: :func:`prepare_link` -> :class:`PreparedLink`.
@@ -14,6 +15,7 @@ the one input of every engine (:mod:`phy.engines`).
 
 from . import signals
 from .equalizers import Ctle, Dfe, RxFfe, TxFfe, solve_ffe_dfe
+from .impairments import Impairments, quantize
 from .noise import Jitter, Noise, shaped_noise_filter
 from .prepared import PreparedLink, prepare_link, step_from_pulse
 from .transceiver import PATTERNS, Cdr, Receiver, Transmitter, modulation_order
@@ -23,6 +25,7 @@ __all__ = [
     "Cdr",
     "Ctle",
     "Dfe",
+    "Impairments",
     "Jitter",
     "Noise",
     "PreparedLink",
@@ -32,6 +35,7 @@ __all__ = [
     "TxFfe",
     "modulation_order",
     "prepare_link",
+    "quantize",
     "shaped_noise_filter",
     "signals",
     "solve_ffe_dfe",

@@ -13,8 +13,10 @@ slicer and its thresholds. In order:
 3. the sampling point: the peak, a Mueller-Muller point, or an offset from the peak;
 4. the cursors there;
 5. the noise at the ADC (receiver density shaped by the front end, white noise, and with
-   ``Noise(tx_model="cursor")`` the transmitter's on the main cursor);
-6. the Rx FFE and the DFE taps, the main cursor and the slicer thresholds.
+   ``Noise(tx_model="cursor")`` the transmitter's on the main cursor), and the ADC's step
+   and full scale when the receiver has :class:`~phy.serdes.impairments.Impairments`;
+6. the Rx FFE and the DFE taps (at the taps' resolution), the main cursor and the slicer
+   thresholds.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from .._validate import integer, number
 from ..errors import ConfigError
 from . import pulse as pl
 from .equalizers import solve_ffe_dfe
+from .impairments import AdcInput, Impairments, adc_top_v
 from .noise import Noise, shaped_noise_filter
 from .transceiver import Cdr, Receiver, Transmitter
 
@@ -70,6 +73,15 @@ class PreparedLink:
     white_noise_rms_v : float
         Rms of the white noise at the ADC, per UI (V): the receiver's ``rx_noise_rms_v``
         and, with ``Noise(tx_model="cursor")``, the transmitter's noise.
+    impairments : Impairments
+        The receiver's (ideal when it has none).
+    adc_step_v, adc_full_scale_v : float
+        The ADC's step and full scale (0 and inf without an ADC).
+    adc_input_rms_v : float
+        Rms of the ADC's input (signal and noise), the automatic gain control's reference.
+    adc_clip_v2 : float
+        What clipping takes off the ADC's input in power, ``E[(|x| - top)^2; |x| > top]``
+        (V^2) over the input's exact distribution.
     """
 
     pulse: channels.PulseResponse
@@ -85,6 +97,16 @@ class PreparedLink:
     tx_noise_rms: float
     rx_noise_fir: np.ndarray
     white_noise_rms_v: float = 0.0
+    impairments: Impairments = Impairments()
+    adc_step_v: float = 0.0
+    adc_full_scale_v: float = float("inf")
+    adc_input_rms_v: float = 0.0
+    adc_clip_v2: float = 0.0
+
+    @property
+    def adc_top_v(self) -> float:
+        """The ADC's outermost level (inf without one)."""
+        return adc_top_v(self.adc_step_v, self.adc_full_scale_v)
 
     def to_dict(self) -> dict:
         return {
@@ -99,6 +121,11 @@ class PreparedLink:
             "rx_noise_rms_v": self.rx_noise_rms_v,
             "tx_noise_rms": self.tx_noise_rms,
             "white_noise_rms_v": self.white_noise_rms_v,
+            "impairments": self.impairments.to_dict(),
+            "adc_step_v": self.adc_step_v,
+            "adc_full_scale_v": self.adc_full_scale_v,
+            "adc_input_rms_v": self.adc_input_rms_v,
+            "adc_clip_v2": self.adc_clip_v2,
         }
 
 
@@ -133,19 +160,32 @@ def prepare_link(
     cursors, n_pre = _cursors(eq.samples, m_s, raw.samples_per_ui, rx)
     sym_power = float(np.mean(tx.levels**2))
     g, R, white2, tx_sigma = _adc_noise(noise, tx, rx, cursors[n_pre], sym_power, raw.baud_hz)
-    w = _rx_ffe_taps(rx, cursors, n_pre, R, tx, tx_sigma, sym_power)
+    imp = rx.impairments or Impairments()
+    w = imp.round_ffe(_rx_ffe_taps(rx, cursors, n_pre, R, tx, tx_sigma, sym_power))
     comb = np.convolve(cursors, w)
     main_c = n_pre + rx.ffe.n_pre
     h0 = float(comb[main_c])
     if h0 <= 0:
         raise ConfigError("the Rx FFE leaves a main cursor <= 0")
-    b = _dfe_taps(rx, comb, main_c, h0)
+    b = imp.round_dfe(_dfe_taps(rx, comb, main_c, h0))
     h0_v = h0 * tx.swing_v
     lv = tx.levels
+    # the ADC's input: the signal, the receiver's noise and the transmitter's through the path
+    tx_v2 = (tx_sigma * tx.swing_v) ** 2 * float(np.sum(np.interp(
+        m_s + raw.samples_per_ui * np.arange(-n_pre, cursors.size - n_pre), np.arange(analog.samples.size),
+        analog.samples) ** 2))
+    noise_in = float(np.sqrt(R[0] + tx_v2))
+    step, fs, clip = 0.0, float("inf"), 0.0
+    in_rms = float(np.sqrt(sym_power * tx.swing_v**2 * np.sum(cursors**2) + noise_in**2))
+    if imp.adc_enob is not None:
+        adc_in = AdcInput.from_cursors(cursors * tx.swing_v, lv, noise_in)
+        step, fs = imp.adc_range(adc_in)
+        clip = adc_in.clip_power(adc_top_v(step, fs))
     return PreparedLink(
         pulse=eq, analog=analog, sampling_index=float(m_s), cursors=cursors, n_pre=n_pre, rx_ffe=w, dfe=b,
         h0_v=h0_v, thresholds_v=h0_v * 0.5 * (lv[1:] + lv[:-1]), rx_noise_rms_v=float(np.sqrt(R[0])),
         tx_noise_rms=tx_sigma, rx_noise_fir=g, white_noise_rms_v=float(np.sqrt(white2)),
+        impairments=imp, adc_step_v=step, adc_full_scale_v=fs, adc_input_rms_v=in_rms, adc_clip_v2=clip,
     )
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from .._validate import integer, number
 from ..errors import ConfigError
 from .equalizers import Ctle, Dfe, RxFfe, TxFfe
+from .impairments import Impairments
 from .signals import pam_levels
 
 __all__ = ["PATTERNS", "Cdr", "Receiver", "Transmitter", "modulation_order"]
@@ -102,6 +103,9 @@ class Receiver:
     ctle : Ctle, optional
     ffe : RxFfe
     dfe : Dfe
+    impairments : Impairments, optional
+        The ADC, the taps' resolution, the sampling clock's jitter and the CDR's wander
+        (:mod:`phy.serdes.impairments`); None: an ideal receiver.
     """
 
     bandwidth_hz: float | None = None
@@ -109,6 +113,7 @@ class Receiver:
     ctle: Ctle | None = None
     ffe: RxFfe = field(default_factory=RxFfe)
     dfe: Dfe = field(default_factory=Dfe)
+    impairments: Impairments | None = None
 
     def __post_init__(self):
         if self.bandwidth_hz is not None:
@@ -120,11 +125,20 @@ class Receiver:
             raise ConfigError(f"Receiver.ffe must be an RxFfe, got {type(self.ffe).__name__}")
         if not isinstance(self.dfe, Dfe):
             raise ConfigError(f"Receiver.dfe must be a Dfe, got {type(self.dfe).__name__}")
+        if self.impairments is not None and not isinstance(self.impairments, Impairments):
+            raise ConfigError(f"Receiver.impairments must be an Impairments or None, got "
+                              f"{type(self.impairments).__name__}")
+
+    def with_(self, **changes) -> Receiver:
+        from dataclasses import replace
+
+        return replace(self, **changes)
 
     def to_dict(self) -> dict:
         return {"bandwidth_hz": self.bandwidth_hz, "filter_order": self.filter_order,
                 "ctle": None if self.ctle is None else self.ctle.to_dict(), "ffe": self.ffe.to_dict(),
-                "dfe": self.dfe.to_dict()}
+                "dfe": self.dfe.to_dict(),
+                "impairments": None if self.impairments is None else self.impairments.to_dict()}
 
 
 @dataclass(frozen=True)

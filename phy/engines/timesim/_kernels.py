@@ -140,13 +140,37 @@ def fir_valid(x, g, out):
             out[i] += gt * src[i]
 
 
+@njit(cache=True, fastmath=True)
+def sample_row(y, n_lo, n_hi, a, b, ax, bx, idx, S, T0, T1, spu, jpre, jpost,
+               agg_a, agg_b, agg_idx, agg_T0, agg_T1, agg_jmin, agg_jmax, shift):
+    """The samples of UIs ``[n_lo, n_hi)`` at the fine offset ``shift``: every edge's
+    share, the settled edges', and the pulse-based sources'."""
+    m = n_hi - n_lo
+    for i in range(m):
+        y[i] = 0.0
+    scatter(y, n_lo, n_hi, n_lo - jpost, n_hi + jpre, a, b, idx, T0, T1, spu, -jpre, jpost, shift)
+    settled(y, n_lo, n_hi, ax, bx, idx, S, spu, jpost, shift)
+    for g in range(agg_a.shape[0]):
+        scatter(y, n_lo, n_hi, n_lo - agg_jmax[g], n_hi - agg_jmin[g], agg_a[g], agg_b[g], agg_idx[g],
+                agg_T0[g], agg_T1[g], spu, agg_jmin[g], agg_jmax[g], shift)
+
+
+@njit(cache=True, inline="always")
+def adc(v, step, top):
+    """The ADC: a mid-rise grid of ``step``, clipped to ``+-top`` (none when ``step`` is 0)."""
+    if step <= 0.0:
+        return v
+    x = (np.floor(v / step) + 0.5) * step
+    return min(max(x, -top), top)
+
+
 @njit(cache=True)
 def run_chunk(
     g0, n, hist, block,
     a, b, ax, bx, idx, sym, data, precoded, M, levels, thresholds, gray,
     S, T0, T1, spu, jpre, jpost,
     agg_a, agg_b, agg_idx, agg_S, agg_T0, agg_T1, agg_jmin, agg_jmax,
-    rxn,
+    rxn, adc_step, adc_top, rxj, jit_on,
     ffe, fpre, dfe, gap,
     cdr_kind, kp, ki, h0, phase_lim, lock_bound,
     warmup, eye_on, P, vlo, vstep, eye, col_err, cross,
@@ -156,7 +180,10 @@ def run_chunk(
 ):
     """Simulate the decisions of UIs ``g0 .. g0+n-1`` (global), sampling ``fpre`` UIs ahead.
 
-    Per-symbol arrays are local: global symbol ``g`` sits at ``g - g0 + hist``. Results
+    Per-symbol arrays are local: global symbol ``g`` sits at ``g - g0 + hist``. The ADC
+    quantises each sample (``adc_step``, ``adc_top``); with ``jit_on`` each UI's sample is
+    taken ``rxj`` fine samples late, through the waveform's slope there (central
+    difference). Results
     accumulate in ``eye``, ``col_err`` (errors per eye column), ``cross`` (zero crossings
     of the ADC input by time offset, ``CROSS_SUB`` bins per column), ``wave_*``, ``err_*``,
     ``burst_hist`` and the state vectors (the CDR phase's extremes, and the first counted
@@ -176,7 +203,10 @@ def run_chunk(
     half = P // 2
     nagg = agg_a.shape[0]
     y = np.empty(block)
+    ym = np.empty(block)
+    yp = np.empty(block)
     ye = np.empty(block)
+    zrow = np.empty(P)
     cols = np.empty((block, P))
     zc = np.empty(P)
     for s0 in range(0, n, block):
@@ -200,14 +230,27 @@ def run_chunk(
             for g in range(nagg):
                 scatter_cols(cols, n_lo, n_hi, n_lo - agg_jmax[g], n_hi - agg_jmin[g], agg_a[g], agg_b[g],
                              agg_idx[g], agg_S[g], spu, agg_jmin[g], agg_jmax[g], ph_int - half)
+            if jit_on:  # every column moved by its UI's sampling error, through its slope
+                for i in range(m):
+                    d = rxj[s0 + i]
+                    for p in range(P):
+                        lo_p = max(p - 1, 0)
+                        hi_p = min(p + 1, P - 1)
+                        zrow[p] = cols[i, p] + d * (cols[i, hi_p] - cols[i, lo_p]) / (hi_p - lo_p)
+                    for p in range(P):
+                        cols[i, p] = zrow[p]
             for i in range(m):
                 y[i] = cols[i, half]
         else:
-            scatter(y, n_lo, n_hi, k_lo, k_hi, a, b, idx, T0, T1, spu, -jpre, jpost, ph_int)
-            settled(y, n_lo, n_hi, ax, bx, idx, S, spu, jpost, ph_int)
-            for g in range(nagg):
-                scatter(y, n_lo, n_hi, n_lo - agg_jmax[g], n_hi - agg_jmin[g], agg_a[g], agg_b[g], agg_idx[g],
-                        agg_T0[g], agg_T1[g], spu, agg_jmin[g], agg_jmax[g], ph_int)
+            sample_row(y, n_lo, n_hi, a, b, ax, bx, idx, S, T0, T1, spu, jpre, jpost,
+                       agg_a, agg_b, agg_idx, agg_T0, agg_T1, agg_jmin, agg_jmax, ph_int)
+            if jit_on:
+                sample_row(ym, n_lo, n_hi, a, b, ax, bx, idx, S, T0, T1, spu, jpre, jpost,
+                           agg_a, agg_b, agg_idx, agg_T0, agg_T1, agg_jmin, agg_jmax, ph_int - 1)
+                sample_row(yp, n_lo, n_hi, a, b, ax, bx, idx, S, T0, T1, spu, jpre, jpost,
+                           agg_a, agg_b, agg_idx, agg_T0, agg_T1, agg_jmin, agg_jmax, ph_int + 1)
+                for i in range(m):
+                    y[i] += rxj[s0 + i] * 0.5 * (yp[i] - ym[i])
         if cdr_kind == 2:  # edge samples half a UI early, for UIs g0+s0 .. (no FFE lead)
             for i in range(m):
                 ye[i] = 0.0
@@ -225,13 +268,13 @@ def run_chunk(
             # ---- newest sample into the FFE delay line
             for t in range(nt - 1, 0, -1):
                 yring[t] = yring[t - 1]
-            yring[0] = y[i] + rxn[ii]
+            yring[0] = adc(y[i] + rxn[ii], adc_step, adc_top)
             if want:
                 for t in range(nt - 1, 0, -1):
                     for p in range(P):
                         colring[t, p] = colring[t - 1, p]
                 for p in range(P):
-                    colring[0, p] = (cols[i, p] if use_cols else y[i]) + rxn[ii]
+                    colring[0, p] = adc((cols[i, p] if use_cols else y[i]) + rxn[ii], adc_step, adc_top)
                 if eye_on and use_cols and gdec >= warmup:  # zero crossings, interpolated
                     prev = fstate[F_LASTRAW]
                     for p in range(P):

@@ -11,7 +11,8 @@ What one UI does, in order:
 1. The transmitter maps data symbols to levels (Gray, optional 1/(1+D) precoder), runs
    its FFE, adds its noise, and moves each edge by its jitter.
 2. The receiver's ADC samples the analog signal (channel, Tx edge filter, Rx filter,
-   CTLE, crosstalk) at the CDR's phase plus its clock jitter, and adds its noise.
+   CTLE, crosstalk) at the CDR's phase plus its sampling clock's jitter and wander
+   (:class:`phy.serdes.Impairments`), adds its noise, and quantises.
 3. The Rx FFE, the DFE and the slicer decide; errors are counted against the sent
    symbols (detector errors) and, after the postcoder, against the data (symbol and bit
    errors); bursts of detector errors are tracked (a burst ends after as many correct
@@ -114,14 +115,14 @@ def simulate(
     warmup = (256 + (20_000 if cdr.kind != "fixed" else 0)) if warmup_ui is None else integer(warmup_ui, "warmup_ui", 0)
     lk = prepare_link(link, baud_hz=baud_hz, tx=tx, rx=rx, noise=noise, cdr=cdr, samples_per_ui=samples_per_ui)
     ss = np.random.SeedSequence(check_seed(seed))
-    r_sym, r_txn, r_jit, r_rxn, r_agg = (np.random.default_rng(s) for s in ss.spawn(5))
+    r_sym, r_txn, r_jit, r_rxn, r_agg, r_clk = (np.random.default_rng(s) for s in ss.spawn(6))
     n_agg = len(lk.pulse.aggressors)
     agg_rngs = [np.random.default_rng(s)
                 for s in np.random.SeedSequence(int(r_agg.integers(2**63))).spawn(max(n_agg, 1))][:n_agg]
     tab = build_tables(lk, jitter, cdr, thr, span_ui, r_agg)
     st = _State(lk, tx, rx, cdr, tab, eye, eye_bins, waveform_ui, max_errors_recorded)
     _run(lk, tx, rx, cdr, jitter, tab, st, warmup, warmup + n_ui, chunk_ui, eye,
-         (r_sym, r_txn, r_jit, r_rxn, agg_rngs))
+         (r_sym, r_txn, r_jit, r_rxn, agg_rngs, r_clk))
     config = {
         "baud_hz": lk.analog.baud_hz, "samples_per_ui": lk.analog.samples_per_ui, "n_ui": n_ui, "warmup_ui": warmup,
         "seed": seed, "tx": tx.to_dict(), "rx": rx.to_dict(), "noise": noise.to_dict(), "jitter": jitter.to_dict(),
@@ -184,7 +185,7 @@ def _run(lk, tx, rx, cdr, jitter, tab: Tables, st: _State, warmup: int, total: i
     """Every chunk through the kernel; the symbols, levels and noises come from their
     streams in a fixed order (transmitter, aggressors, receiver), so the same seed gives
     the same run whatever the chunk size."""
-    r_sym, r_txn, r_jit, r_rxn, agg_rngs = rngs
+    r_sym, r_txn, r_jit, r_rxn, agg_rngs, r_clk = rngs
     c = tx.ffe.coefficients
     fpre = rx.ffe.n_pre
     HB = max([tab.jpost + 2] + [int(j) + 2 for j in tab.agg_jmax]) + c.size + 1
@@ -198,9 +199,17 @@ def _run(lk, tx, rx, cdr, jitter, tab: Tables, st: _State, warmup: int, total: i
     symbol_jitter = jitter.model == "symbol"
     step_levels = np.zeros_like(tx.levels) if symbol_jitter else tx.levels  # the step source: noise only
     spu = lk.analog.samples_per_ui
+    imp = lk.impairments
+    jit_on = imp.sampling_rms_s > 0
+    wander = 0.0
     g0 = 0
     while g0 < total:
         n = min(chunk_ui, total - g0)
+        if jit_on:  # the sampling clock's error per UI, in fine samples
+            d_s, wander = imp.sampling_offsets(n, 1.0 / lk.analog.baud_hz, r_clk, wander)
+            rxj = d_s / lk.analog.dt_s
+        else:
+            rxj = np.zeros(1)
         win = stream.window(g0 - HB, g0 + n + HA)
         sent, eps = win["sent"], win["eps"]
         x, a_, b_, ax, bx = (np.empty(sent.size) for _ in range(5))
@@ -216,7 +225,7 @@ def _run(lk, tx, rx, cdr, jitter, tab: Tables, st: _State, warmup: int, total: i
             a_, b_, ax, bx, idx, sent, win["data"], tx.precoder, tx.order, tx.levels, lk.thresholds_v, st.gray,
             tab.S, tab.T0, tab.T1, spu, tab.jpre, tab.jpost,
             agg_a, agg_b, agg_idx, tab.agg_S, tab.agg_T0, tab.agg_T1, tab.agg_jmin, tab.agg_jmax,
-            rx_noise.take(n),
+            rx_noise.take(n), lk.adc_step_v, lk.adc_top_v, rxj, jit_on,
             lk.rx_ffe, fpre, st.dfe_v, st.gap,
             cdr.code, cdr.kp_ui, cdr.ki_ui, lk.h0_v, tab.phase_lim, float(st.lock_bound),
             warmup, eye, spu, st.vlo, st.vstep, st.eye_hist, st.col_err, st.cross,

@@ -109,7 +109,8 @@ def build_tables(lk: PreparedLink, jitter: Jitter, cdr: Cdr, thr: float, span_ui
     v0 = m_s - np.floor(m_s)
     phase_lim = cdr.phase_limit_ui * spu if cdr.kind != "fixed" else 0.0
     # largest |phase - edge jitter| any table read can see, in fine samples
-    shift = phase_lim + 1 + v0 + jitter.max_tx_s() / dt + (spu / 2 + 1 if cdr.kind == "bang-bang" else 0) + 2
+    shift = (phase_lim + 1 + v0 + jitter.max_tx_s() / dt + (spu / 2 + 1 if cdr.kind == "bang-bang" else 0) + 2
+             + (1 if lk.impairments.sampling_rms_s > 0 else 0))  # the sampling slope's neighbours
     step = step_from_pulse(lk.analog.samples[lo:hi], spu)
     jpre = int(np.ceil((m0 + shift) / spu)) + 1
     jpost = int(np.ceil((hi - lo - m0 + shift) / spu)) + 1
