@@ -548,6 +548,17 @@ class Channel:
                 raise ChannelError(f"aggressor {a.name!r} has kind 'through'; give it kind 'next' or 'fext'")
         return self._replace(aggressors=self._aggressors + tuple(aggressors))
 
+    def reversed(self) -> "Channel":
+        """The same structure seen from its other end (ports swapped end for end), named
+        ``<name>_far``, without aggressors (crosstalk belongs to a direction): the far
+        host or plug of a symmetric link."""
+        net = self.single_ended if self.single_ended is not None else self.network
+        perm = [2, 3, 0, 1] if net.nports == 4 else [1, 0]
+        out = rf.Network(frequency=net.frequency, s=net.s[:, perm][:, :, perm], z0=net.z0[:, perm], name=net.name)
+        if self.single_ended is not None:
+            return Channel(out, name=self.name + "_far")
+        return Channel(differential=out, name=self.name + "_far")
+
     def renamed(self, name: str) -> "Channel":
         """The same channel under another name."""
         return self._replace(name=str(name))

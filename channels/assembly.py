@@ -1,0 +1,85 @@
+"""Copper links ball to ball: the host at each end (a host board or a flyover cable), the
+connector and the plug's paddle card, the cable, and its neighbours' crosstalk. The
+packages at each end belong to the SerDes (COM's reference package,
+``phy.Serdes(packages=True)``). Built from :mod:`channels.media` sections, so every
+impedance step reflects.
+"""
+
+from __future__ import annotations
+
+from . import _validate as check
+from .channel import Channel
+from .errors import ChannelError
+from .media import cascade, connector, stripline, twinax, via
+
+__all__ = ["HOST_PCB_LENGTH_M", "cable_channel", "flyover", "host_pcb"]
+
+
+#: Host PCB length of a copper cable link's host at each end: ``z_bp = 125 mm`` of IEEE
+#: 802.3's 200G-per-lane exploratory COM configuration (the ``df_200G_PAM4_RCos_CAKR``
+#: sheet, 11-2022; 802.3ck's CR sheet has 110.3 mm), on a stripline of about 1.5 dB/in at
+#: 53 GHz (that sheet's "1.5 db/in @ 56G"; :func:`stripline`'s defaults give 1.56).
+HOST_PCB_LENGTH_M = 0.125
+
+
+def host_pcb(length_m: float = HOST_PCB_LENGTH_M, *, via_stub_length_m: float = 0.0, frequency=None,
+             name: str = "host_pcb") -> Channel:
+    """A host board between the package's balls and the cage of a cable's connector: a
+    breakout via, ``length_m`` of :func:`stripline`, and a via to the connector's pads
+    (about 7.9 dB at 53.125 GHz for the default 125 mm)."""
+    check.number(length_m, "length_m", positive=True)
+    v = via(stub_length_m=via_stub_length_m, frequency=frequency, name=f"{name}_via")
+    return cascade(v, stripline(length_m, frequency=frequency, name=f"{name}_trace"), v).renamed(name)
+
+
+def flyover(length_m: float = 0.2, awg: float = 30, *, breakout_length_m: float = 10e-3, frequency=None,
+            name: str = "flyover") -> Channel:
+    """A flyover host: a short board breakout near the package (``breakout_length_m`` of
+    stripline and a via), a near-chip cable connector, and ``length_m`` of ``awg`` twinax
+    to the front panel (default 0.2 m of 30 AWG, about 2 dB at 53.125 GHz: no public
+    per-metre figure for flyover cable was found, so thin twinax stands in for it)."""
+    check.number(length_m, "length_m", positive=True)
+    check.number(breakout_length_m, "breakout_length_m", positive=True)
+    parts = [stripline(breakout_length_m, frequency=frequency, name=f"{name}_breakout"),
+             via(frequency=frequency, name=f"{name}_via"),
+             connector(length_m=3e-3, frequency=frequency, name=f"{name}_connector"),
+             twinax(length_m, awg, frequency=frequency, name=f"{name}_cable")]
+    return cascade(*parts).renamed(name)
+
+
+def cable_channel(cable_length_m: float, awg: float = 26, *, host: str | None = "pcb",
+                  host_length_m: float | None = None, paddle_card_length_m: float = 25e-3,
+                  crosstalk: bool = False, frequency=None, name: str | None = None) -> Channel:
+    """A copper cable link ball to ball: host, connector, the plug's paddle card
+    (``paddle_card_length_m`` of stripline and the via the cable's wires land on; 0: none),
+    ``cable_length_m`` of ``awg`` twinax, paddle card, connector, host (the packages at each end belong to the SerDes: COM's
+    reference package, ``phy.Serdes(packages=True)``). ``host``: ``"pcb"``
+    (:func:`host_pcb`, ``host_length_m`` default :data:`HOST_PCB_LENGTH_M`), ``"flyover"``
+    (:func:`flyover`, ``host_length_m`` its cable's length, default 0.2 m) or None (the
+    bare cable assembly between its connectors). Every impedance step reflects.
+    ``crosstalk``: the cable's neighbours as aggressors (:func:`channels.crosstalk.cable_aggressors`)."""
+    if host not in ("pcb", "flyover", None):
+        raise ChannelError(f"host must be 'pcb', 'flyover' or None, got {host!r}")
+    check.number(cable_length_m, "cable_length_m", positive=True)
+    if host == "pcb":
+        h = host_pcb(HOST_PCB_LENGTH_M if host_length_m is None else host_length_m, frequency=frequency)
+    elif host == "flyover":
+        h = flyover(0.2 if host_length_m is None else host_length_m, frequency=frequency)
+    else:
+        if host_length_m is not None:
+            raise ChannelError("host_length_m needs a host ('pcb' or 'flyover')")
+        h = None
+    pl = check.number(paddle_card_length_m, "paddle_card_length_m", nonneg=True)
+    plug = [connector(frequency=frequency)]
+    if pl > 0:
+        plug += [stripline(pl, frequency=frequency, name="paddle_card"), via(frequency=frequency, name="paddle_via")]
+    plug = cascade(*plug).renamed("plug")
+    if crosstalk:
+        from .crosstalk import cable_aggressors
+
+        mid = cable_aggressors(plug, cable_length_m, awg, frequency=frequency)
+    else:
+        mid = cascade(plug, twinax(cable_length_m, awg, frequency=frequency), plug.reversed())
+    parts = [mid] if h is None else [h, mid, h.reversed()]
+    label = name or f"{host + '_' if host else ''}twinax_{cable_length_m:g}m_{awg:g}awg"
+    return cascade(*parts).renamed(label)
