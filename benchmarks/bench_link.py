@@ -93,7 +93,7 @@ def oracle_simulator(lengths, n_ui: int) -> list[dict]:
         seg = phy.link.segments(spec)[0]
         t = time.perf_counter()
         sim = phy.simulate(seg.channel, n_ui, baud_hz=seg.baud_hz, tx=seg.tx, rx=seg.rx, noise=seg.noise,
-                           jitter=seg.jitter, seed=1)
+                           jitter=seg.jitter, cdr=seg.cdr, seed=1)
         dt = time.perf_counter() - t
         errs = int(sim.detector_errors)
         lo, hi = stats.beta.ppf([0.025, 0.975], [max(errs, 1e-9), errs + 1], [n_ui - errs + 1, n_ui - errs])

@@ -46,6 +46,7 @@ __all__ = [
     "BurstModel",
     "burst_errors",
     "dfe_burst_means",
+    "dfe_transitions",
 ]
 
 
@@ -255,7 +256,7 @@ class BurstModel:
 
     @classmethod
     def dfe(cls, taps, der0: float, modulation: str = "pam4", tail: float = 1e-15, max_span: int = 256,
-            max_patterns: int = 4096, max_nodes: int = 1_000_000) -> "BurstModel":
+            max_patterns: int = 4096, max_nodes: int = 1_000_000, transitions=None) -> "BurstModel":
         """Error propagation through a DFE with ``taps`` (normalised to the main cursor).
 
         A decision error of ``e`` levels makes the DFE subtract the wrong ISI: the next
@@ -284,7 +285,20 @@ class BurstModel:
         Nothing is dropped: :attr:`truncated` is the probability of the bursts not
         listed, and :func:`burst_errors` bounds their damage from their spans (it reports
         how much mass that bound covered). Cost: two walks of at most ``max_nodes``
-        nodes and one of ``4,096 x 3^N`` steps.
+        nodes and one of ``4,096 x 3^N`` steps (``4,096 x P x 3^N`` with ``P`` rows of
+        ``transitions``).
+
+        ``transitions`` replaces the Gaussian's probabilities by given ones (the real
+        distribution at the slicer, conditioned on the data: :func:`phy.engines.stateye.
+        dfe_transitions`): an array ``(P, 3^N, 3)`` (or ``(3^N, 3)`` for ``P = 1``), row
+        ``p`` the probabilities that the decision ``p + 1`` UI after the burst's first
+        error is right, ``+1`` or ``-1`` level off, from each state of the last ``N``
+        errors (base 3, digit ``i`` the error ``i + 1`` UI ago plus 1, as
+        :func:`dfe_transitions` orders them); the last row holds from then on. Bursts
+        start with ``+1`` or ``-1`` equally likely (a symmetric eye), ``der0`` is then
+        only their start rate. The chain runs on ``(position, state)``, ``P x 3^N``
+        states (at most 16,384), with the same bounds as above; the Gaussian's own table
+        (:func:`dfe_transitions`) gives this model bit for bit.
         """
         b = _dfe_taps(taps)
         der0 = check.probability(der0, "der0", hi=0.5)
@@ -294,9 +308,16 @@ class BurstModel:
         max_span = check.integer(max_span, "max_span", 1)
         max_patterns = check.integer(max_patterns, "max_patterns", 1)
         max_nodes = check.integer(max_nodes, "max_nodes", 1)
-        sigma, w = _dfe_sigma(der0, modulation)
-        succ, prob, zero = _dfe_tables(tuple(b), sigma, w)
-        mean_err, mean_span = _dfe_means(tuple(b), sigma, w)
+        if transitions is None:
+            sigma, w = _dfe_sigma(der0, modulation)
+            succ, prob, zero = _dfe_tables(tuple(b), sigma, w)
+            mean_err, mean_span = _dfe_means(tuple(b), sigma, w)
+            conditioned = ""
+        else:
+            T = _transition_table(transitions, b.size)
+            succ, prob, zero = _chain_tables(b.size, T.tobytes(), T.shape[0])
+            mean_err, mean_span = _conditioned_means(b.size, T.tobytes(), T.shape[0])
+            conditioned = f", conditioned, {T.shape[0]} rows"
         N = b.size
         S = succ.shape[0]
         n_spans = max(4096, max_span) + 1
@@ -331,7 +352,7 @@ class BurstModel:
         listed = float(ps[:kept].sum())
         truncated = float(spans.sum() + beyond)
         spans = spans[: int(np.flatnonzero(spans)[-1]) + 1 if spans.any() else 1]
-        name = f"dfe(taps={list(np.round(b, 4))}, der0={der0:g})"
+        name = f"dfe(taps={list(np.round(b, 4))}, der0={der0:g}{conditioned})"
         probs = ps[:kept] / listed if listed > 0 else ps[:kept]
         return cls(patterns, probs, truncated, name, der0, str(modulation).lower(), spans, mean_err, mean_span)
 
@@ -368,10 +389,15 @@ def _dfe_tables(taps: tuple, sigma: float, w: float):
 
 @lru_cache(maxsize=512)
 def _dfe_means(taps: tuple, sigma: float, w: float) -> tuple[float, float]:
+    """Mean errors and span per burst of the Gaussian chain (:func:`_chain_means`)."""
+    succ, prob, zero = _dfe_tables(taps, sigma, w)
+    return _chain_means(succ, prob, zero, len(taps))
+
+
+def _chain_means(succ: np.ndarray, prob: np.ndarray, zero: int, n_taps: int) -> tuple[float, float]:
     """Mean errors and span per burst: ``x = (I - Q)^-1 r`` on the chain's transient states
     (``r`` the probability of an error, or 1 for the decisions made); ``Q`` has three
     entries a row, so a sparse LU solves it in milliseconds."""
-    succ, prob, zero = _dfe_tables(taps, sigma, w)
     S = succ.shape[0]
     keep = np.arange(S) != zero
     pos = np.cumsum(keep) - 1
@@ -383,19 +409,88 @@ def _dfe_means(taps: tuple, sigma: float, w: float) -> tuple[float, float]:
     first = (pos[zero + 1], pos[zero - 1])  # the burst's first error, +1 or -1
     errors = 1.0 + 0.5 * float(x[first[0], 0] + x[first[1], 0])
     decisions = 0.5 * float(x[first[0], 1] + x[first[1], 1])  # after the first, closing zeros included
-    return errors, 1.0 + decisions - len(taps)
+    return errors, 1.0 + decisions - n_taps
 
 
-def dfe_burst_means(taps, der0: float, modulation: str = "pam4") -> tuple[float, float]:
-    """Mean detector errors and mean span (UI) per burst of DFE error propagation, exactly
-    (the Markov chain of :meth:`BurstModel.dfe`, no enumeration): ``der0`` times the first
-    is the detector error ratio with propagation. Cost: one dense solve of ``3^N - 1``
-    unknowns (N <= 6 taps)."""
+#: Most states (rows of a transition table times ``3^N``) a conditioned DFE chain may have.
+MAX_CHAIN_STATES = 16_384
+
+
+def dfe_transitions(taps, der0: float, modulation: str = "pam4") -> np.ndarray:
+    """The Gaussian chain's transition table of :meth:`BurstModel.dfe`, shape ``(1, 3^N, 3)``:
+    from each state of the last ``N`` errors (base 3, digit ``i`` the error ``i + 1`` UI
+    ago plus 1; state ``(3^N - 1) / 2`` is ``N`` right decisions), the probabilities that
+    the next decision is right, ``+1`` or ``-1`` level off. A conditioned table (the same
+    layout, one row per position in the burst) goes to ``BurstModel.dfe(transitions=)``."""
     b = _dfe_taps(taps)
     der0 = check.probability(der0, "der0", hi=0.5)
     if der0 <= 0:
         raise FecError("der0 must be > 0")
-    return _dfe_means(tuple(b), *_dfe_sigma(der0, modulation))
+    return _dfe_tables(tuple(b), *_dfe_sigma(der0, modulation))[1][None].copy()
+
+
+def _transition_table(transitions, n_taps: int) -> np.ndarray:
+    """``transitions`` checked: ``(P, 3^N, 3)`` probabilities whose rows sum to 1."""
+    S = 3**n_taps
+    try:
+        T = np.array(transitions, dtype=float)
+    except (TypeError, ValueError):
+        raise FecError(f"transitions must be an array of probabilities (P, {S}, 3), got {type(transitions).__name__}"
+                       ) from None
+    if T.ndim == 2:
+        T = T[None]
+    if T.ndim != 3 or T.shape[0] < 1 or T.shape[1:] != (S, 3):
+        raise FecError(f"transitions must have shape (P, {S}, 3) for {n_taps} taps, got {np.shape(transitions)}")
+    if T.shape[0] * S > MAX_CHAIN_STATES:
+        raise FecError(f"transitions has {T.shape[0]} rows of {S} states: at most {MAX_CHAIN_STATES} states in all")
+    if not np.all(np.isfinite(T)) or T.min() < 0 or T.max() > 1 or np.abs(T.sum(axis=2) - 1).max() > 1e-9:
+        raise FecError("transitions must hold probabilities in [0, 1] whose rows (right, +1, -1) sum to 1")
+    return np.ascontiguousarray(T)
+
+
+@lru_cache(maxsize=128)
+def _chain_tables(n_taps: int, table: bytes, rows: int):
+    """The chain on (position in the burst, state of the last ``n_taps`` errors) for a
+    transition table of ``rows`` rows (its bytes, for the cache): state ``p 3^N + s``;
+    position ``rows - 1`` is kept from then on. The end of a burst, wherever it comes, is
+    one state, numbered as the Gaussian chain's (``(3^N - 1) / 2``, unreachable as a state
+    of position 0), so the bursts' first errors are its neighbours there too. One row
+    gives the Gaussian chain's tables exactly."""
+    S = 3**n_taps
+    T = np.frombuffer(table, dtype=float).reshape(rows, S, 3)
+    zero = (S - 1) // 2
+    low = 3 * (np.arange(S) % 3 ** (n_taps - 1))
+    base = np.stack([1 + low, 2 + low, low], axis=1).astype(np.int64)
+    nxt = np.minimum(np.arange(rows) + 1, rows - 1)
+    succ = nxt[:, None, None] * S + base[None]
+    succ[:, base == zero] = zero
+    succ = succ.reshape(rows * S, 3)
+    prob = T.reshape(rows * S, 3).copy()
+    for a in (succ, prob):
+        a.flags.writeable = False
+    return succ, prob, zero
+
+
+def dfe_burst_means(taps, der0: float, modulation: str = "pam4", transitions=None) -> tuple[float, float]:
+    """Mean detector errors and mean span (UI) per burst of DFE error propagation, exactly
+    (the Markov chain of :meth:`BurstModel.dfe`, no enumeration): ``der0`` times the first
+    is the detector error ratio with propagation. ``transitions``: a conditioned table, as
+    for :meth:`BurstModel.dfe` (default: the Gaussian's at ``der0``). Cost: one sparse solve
+    of ``3^N - 1`` unknowns (N <= 6 taps), ``P 3^N - 1`` with ``P`` rows of
+    ``transitions``."""
+    b = _dfe_taps(taps)
+    der0 = check.probability(der0, "der0", hi=0.5)
+    if der0 <= 0:
+        raise FecError("der0 must be > 0")
+    if transitions is None:
+        return _dfe_means(tuple(b), *_dfe_sigma(der0, modulation))
+    T = _transition_table(transitions, b.size)
+    return _conditioned_means(b.size, T.tobytes(), T.shape[0])
+
+
+@lru_cache(maxsize=128)
+def _conditioned_means(n_taps: int, table: bytes, rows: int) -> tuple[float, float]:
+    return _chain_means(*_chain_tables(n_taps, table, rows), n_taps)
 
 
 def _hits(pattern: np.ndarray, code: RSCode, interleave: int, precoded: bool, modulation: str):

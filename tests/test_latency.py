@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import fec
 import phy
 from channels import media
 from phy import ConfigError
@@ -147,8 +146,7 @@ def test_replay_tail_against_a_monte_carlo_of_the_links_own_bursts(lossy_retry_l
     """The protocol played against a Poisson process of the link's own DFE bursts: the
     flit error ratio and the tail the report states."""
     spec, segs, r = lossy_retry_link
-    seg = max(segs, key=lambda s: s.der)
-    model = fec.BurstModel.dfe(seg.dfe[:6], r.pre_fec_der, spec.modulation)
+    model = phy.link.post_fec._model(tuple(segs), r.pre_fec_der, spec.modulation)  # the roll-up's own bursts
     rate = r.pre_fec_der / model.mean_errors
     baud = spec.baud_hz
     one_way_ui = (r.latency_s - r.latency_breakdown_s["retry_mean"]) * baud

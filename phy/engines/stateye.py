@@ -19,8 +19,10 @@ At a sampling offset ``tau`` from the receiver's sampling point, the slicer sees
   from the exact distribution of the slope), heavier-tailed than a Gaussian of its
   variance;
 * ``N`` is Gaussian: receiver noise through the Rx FFE, transmitter noise through the
-  whole path, the ADC's clipping beyond full scale (for a Gaussian input of the ADC's
-  rms), and random jitter through the slope of the response to each edge
+  whole path, the ADC's clipping beyond full scale (a Gaussian of the clipping's exact
+  power: right while clipping is rare, as at the default 1e-6; a full scale that clips
+  often, say a crest factor of 2, makes sparse large errors whose tail this understates:
+  the simulator models them), and random jitter through the slope of the response to each edge
   (independent per edge, as :func:`phy.simulate` models it), or to each symbol in 802.3
   COM's model (``Jitter(model="symbol")``: the equalised pulse's slope ``h_J``, 93A-31),
   whose dual-Dirac ``+-A_DD`` is a discrete term like the ISI (93A-40). Duty-cycle
@@ -116,16 +118,20 @@ class StatEye:
     def ser_dfe(self) -> float:
         """Symbol error ratio at the sampling point including DFE error propagation: the
         detector error ratio times the mean errors per burst of the DFE's error chain for
-        its first six taps (:func:`fec.analysis.dfe_burst_means`: exact, at any error
-        ratio, in milliseconds), at most ``1 - 1/M``."""
+        its first six taps, its transitions taken from this eye and conditioned on the
+        data (:func:`phy.engines.dfe_chain.dfe_transitions`; the mean from :func:`fec.analysis.dfe_burst_means`,
+        exact for that chain), at most ``1 - 1/M``."""
         ser = self.ser()
         b = self.link.dfe[:6]
         if b.size == 0 or ser <= 0 or not np.all(np.abs(b) < 1):
             return ser
         from fec.analysis import dfe_burst_means
 
+        from .dfe_chain import dfe_transitions
+
         M = self.levels.size
-        errors, _span = dfe_burst_means(b, min(ser, 0.5), "pam4" if M == 4 else "nrz")
+        errors, _span = dfe_burst_means(b, min(ser, 0.5), "pam4" if M == 4 else "nrz",
+                                        transitions=dfe_transitions(self))
         return float(min(ser * errors, 1.0 - 1.0 / M))
 
     def ber(self, column: int | None = None) -> float:
@@ -517,4 +523,3 @@ def _shift_rows(a: np.ndarray, s: float) -> np.ndarray:
     i1 = np.minimum(i0 + 1, a.shape[0] - 1)
     f = (idx - i0)[:, None]
     return (1 - f) * a[i0] + f * a[i1]
-
