@@ -55,7 +55,7 @@ def test_nvl72_spine_length_is_about_two_miles(nvl72):
     _, r = nvl72
     miles = r.cable_length_m / 1609.344
     assert 1.5 < miles < 2.5
-    c = r.cables_by_class["copper_26awg"]
+    c = r.cables_by_class["copper_26awg_flyover"]
     assert 0.2 < c["min_length_m"] < c["max_length_m"] < 1.25
 
 
@@ -164,7 +164,9 @@ def test_long_copper_cables_are_named_when_they_fail():
     lc = tp.LinkClass.copper_twinax(resolution_m=2.0)
     r = tp.rollup(tp.single_tier(64, lc, links_per_accel=2, accels_per_rack=8, overhead_m=3.0))
     assert r.failing
-    assert all(f["class"] == "copper_26awg" and f["length_m"] >= 6.0 for f in r.failing)
+    # with 125 mm of host board at each end, 4 m of 26 AWG no longer closes at 212.5 Gb/s
+    assert all(f["class"] == "copper_26awg" and f["length_m"] >= 4.0 for f in r.failing)
+    assert {f["length_m"] for f in r.failing} >= {4.0, 6.0}
     assert any("closed" in x or "above the target" in x for f in r.failing for x in f["reasons"])
     assert r.accel_bandwidth_bps < 2 * 400e9 / 8
 

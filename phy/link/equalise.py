@@ -57,6 +57,9 @@ class Segment:
     candidates : tuple of (str, float, float)
         Every equalisation and sampling phase tried, with its symbol error ratio at the
         slicer and its detector error ratio with DFE error propagation.
+    reference_der : float or None
+        With ``Serdes(rx_impairments=...)``: the detector error ratio of the reference
+        (ideal) receiver on the same equalisation and phase, what the impairments cost.
     """
 
     name: str
@@ -75,6 +78,7 @@ class Segment:
     notes: tuple
     cdr: Cdr = field(default_factory=Cdr)
     candidates: tuple = ()
+    reference_der: float | None = None
 
     @property
     def dfe(self) -> np.ndarray:
@@ -150,6 +154,9 @@ def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float,
     noise, jitter = s.impairments(baud)
     if extra_psd > 0:
         noise = replace(noise, rx_noise_psd_v2_per_hz=noise.rx_noise_psd_v2_per_hz + extra_psd)
+    if s.rx_impairments is not None:  # the real receiver, whatever equalisation it runs
+        candidates = [(label, tx, replace(rx, impairments=s.rx_impairments), phases)
+                      for label, tx, rx, phases in candidates]
     best, tried = None, []
     for label, tx, rx, phases in candidates:
         if tx.modulation != spec.modulation:
@@ -169,8 +176,12 @@ def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float,
     der, label, eye, tx, rx, cdr = best
     if com_db is not None:
         notes.append(f"COM ({p.name}) {com_db:.2f} dB; equalisation: {label}")
+    ref = None
+    if s.rx_impairments is not None:  # the reference receiver on the same equalisation: what the penalties cost
+        ref = float(statistical_eye(full, baud_hz=baud, tx=tx, rx=replace(rx, impairments=None), noise=noise,
+                                    jitter=jitter, cdr=cdr, columns="sampling").ser_dfe())
     return Segment(name, full, baud, tx, rx, noise, jitter, eye, float(eye.ser()), der, label, com_db,
-                   float(full.delay_s), tuple(notes), cdr, tuple(tried))
+                   float(full.delay_s), tuple(notes), cdr, tuple(tried), ref)
 
 
 #: The candidate that is COM's equalisation as COM found it: its Tx FFE, CTLE and Rx FFE

@@ -10,7 +10,7 @@ import numpy as np
 from .._validate import integer, number
 from ..engines import ComParams
 from ..errors import ConfigError
-from ..serdes import Cdr, Jitter, Noise, Receiver, Transmitter
+from ..serdes import Cdr, Impairments, Jitter, Noise, Receiver, Transmitter
 
 DEFAULT_TARGET_BER = 1e-13
 
@@ -207,6 +207,11 @@ class Serdes:
         Where a fixed equalisation samples. Default: the better (fewer errors) of the
         Mueller-Muller point with the first DFE tap (``"mm-dfe"``, where COM puts its
         cursor) and the pulse's peak.
+    rx_impairments : Impairments, optional
+        A real receiver's ADC, tap resolution and sampling clock
+        (:class:`phy.serdes.Impairments`, e.g. ``Impairments.adc_dsp_224g()``), applied
+        to whatever receiver the equalisation uses. None: the reference receiver (COM's),
+        whose real-receiver penalties the 3 dB margin requirement stands for.
     """
 
     tx: Transmitter | None = None
@@ -220,6 +225,7 @@ class Serdes:
     energy_j_per_bit: float = 0.0
     name: str = "serdes"
     cdr: Cdr | None = None
+    rx_impairments: Impairments | None = None
 
     def __post_init__(self):
         if (self.tx is None) != (self.rx is None):
@@ -238,9 +244,19 @@ class Serdes:
             raise ConfigError(f"Serdes.cdr must be a Cdr, got {type(self.cdr).__name__}")
         if self.cdr is not None and self.tx is None:
             raise ConfigError("Serdes.cdr applies to a fixed equalisation (tx and rx); with COM the phase is COM's or the eye's")
+        if self.rx_impairments is not None and not isinstance(self.rx_impairments, Impairments):
+            raise ConfigError(f"Serdes.rx_impairments must be an Impairments, got {type(self.rx_impairments).__name__}")
         number(self.tx_latency_ui, "Serdes.tx_latency_ui", nonneg=True)
         number(self.rx_latency_ui, "Serdes.rx_latency_ui", nonneg=True)
         number(self.energy_j_per_bit, "Serdes.energy_j_per_bit", nonneg=True)
+
+    @property
+    def receiver_impairments(self) -> Impairments | None:
+        """The impairments the receiver is evaluated with: ``rx_impairments``, or a given
+        receiver's own."""
+        if self.rx_impairments is not None:
+            return self.rx_impairments
+        return None if self.rx is None else self.rx.impairments
 
     def com_params(self, baud_hz: float) -> ComParams:
         if self.com is not None:
@@ -268,4 +284,5 @@ class Serdes:
                 "noise": None if self.noise is None else self.noise.to_dict(),
                 "jitter": None if self.jitter is None else self.jitter.to_dict(),
                 "tx_latency_ui": self.tx_latency_ui, "rx_latency_ui": self.rx_latency_ui,
-                "energy_j_per_bit": self.energy_j_per_bit, "cdr": None if self.cdr is None else self.cdr.to_dict()}
+                "energy_j_per_bit": self.energy_j_per_bit, "cdr": None if self.cdr is None else self.cdr.to_dict(),
+                "rx_impairments": None if self.rx_impairments is None else self.rx_impairments.to_dict()}

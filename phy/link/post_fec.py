@@ -13,6 +13,7 @@ from scipy import special
 
 import fec
 
+from ..engines.dfe_chain import dfe_transitions
 from .equalise import Segment
 from .spec import LinkSpec
 
@@ -24,7 +25,16 @@ def _q_of(der: float, M: int) -> float:
 
 
 def _model(eyes: tuple[Segment, ...], der: float, modulation: str):
-    """The burst model of the segment with the most errors, at ``der`` (or None: random)."""
+    """The burst model of the segment with the most errors, at ``der`` (or None: random).
+
+    Its DFE's error chain takes its transitions from the segment's eye, conditioned on
+    the data (:func:`phy.engines.dfe_chain.dfe_transitions`): at the link's own detector
+    error ratio (the segments' sum) or below the segment's, its own eye, the chain its
+    detector error ratio came from; at a higher ``der`` (the margin's search), the same
+    eye with white Gaussian noise added at the slicer until its error ratio with
+    propagation is ``der`` (:func:`_noisier_table`), as the Gaussian chain's shape
+    follows ``der``. Without such an eye (no DFE, or taps beyond (-1, 1)), the Gaussian
+    chain at ``der``."""
     if der <= 0:
         return None
     worst = max(eyes, key=lambda e: e.der)
@@ -32,14 +42,61 @@ def _model(eyes: tuple[Segment, ...], der: float, modulation: str):
     taps = taps[np.abs(taps) < 1] if taps.size else taps
     if taps.size == 0:
         taps = np.zeros(1)  # no DFE: single errors (a precoder still doubles them)
+    eye = getattr(worst, "eye", None)
+    table = dfe_transitions(eye) if eye is not None and worst.ser > 0 else None
+    if table is not None and table.shape[1] == 3**taps.size:
+        start = worst.ser
+        own = abs(der - min(0.5, sum(e.der for e in eyes))) <= 1e-9 * der or der <= worst.der
+        if not own:
+            start = float(f"{min(der * worst.ser / worst.der, 0.5):.3g}")  # isolated errors, bursts as the eye's
+            table = _noisier_table(eye, start)
+        if table is not None:
+            return _dfe_model(tuple(taps), float(f"{min(start, 0.5):.4g}"), modulation, table.tobytes(),
+                              table.shape[0])
     der = float(f"{min(der, 0.5):.4g}")
     return _dfe_model(tuple(np.round(taps, 6)), der, modulation)
 
 
 @lru_cache(maxsize=64)
-def _dfe_model(taps: tuple, der: float, modulation: str):
-    """The DFE burst model, bounded at any error ratio (:meth:`fec.BurstModel.dfe`)."""
-    return fec.BurstModel.dfe(np.array(taps), der, modulation)
+def _noisier_table(eye, ser: float):
+    """The conditioned transitions of ``eye`` with white Gaussian noise added at the slicer
+    (to every column, its own and its parts') until its symbol error ratio is ``ser``
+    (a bisection in the added rms, to 0.1 %); None if no added noise reaches it."""
+    from dataclasses import replace
+
+    from scipy import optimize
+
+    from ..engines.pmf import gauss_convolve
+
+    dv = float(eye.voltage_v[1] - eye.voltage_v[0])
+
+    def noisier(add_v: float):
+        def conv(cdf):
+            pmf = np.diff(cdf, axis=1, prepend=0.0)
+            out = np.array([gauss_convolve(row, add_v / dv) for row in pmf])
+            return np.clip(np.cumsum(out, axis=1) / out.sum(axis=1, keepdims=True), 0.0, 1.0)
+
+        parts = tuple((w, conv(c), m) for w, c, m in eye.parts)
+        return replace(eye, cdf=conv(eye.cdf), parts=parts, sigma_v={**eye.sigma_v, "added": add_v})
+
+    h0 = float(eye.main_v[eye.centre])
+    hi = 0.05 * h0
+    while noisier(hi).ser() < ser and hi < 10 * h0:
+        hi *= 2
+    if noisier(hi).ser() < ser:
+        return None
+    add = optimize.brentq(lambda a: np.log(max(noisier(a).ser(), 1e-300)) - np.log(ser), 0.0, hi, rtol=1e-3)
+    return dfe_transitions(noisier(add))
+
+
+@lru_cache(maxsize=64)
+def _dfe_model(taps: tuple, der: float, modulation: str, table: bytes | None = None, rows: int = 0):
+    """The DFE burst model, bounded at any error ratio (:meth:`fec.BurstModel.dfe`), with
+    the transitions ``table`` (its bytes and rows, for the cache) when given."""
+    transitions = None
+    if table is not None:
+        transitions = np.frombuffer(table, dtype=float).reshape(rows, 3 ** len(taps), 3)
+    return fec.BurstModel.dfe(np.array(taps), der, modulation, transitions=transitions)
 
 
 def _post_fec(spec: LinkSpec, der: float, eyes, shape_der: float | None = None
@@ -62,25 +119,46 @@ def _post_fec(spec: LinkSpec, der: float, eyes, shape_der: float | None = None
     return pf.ber_out, pf.cer, pf.frame_loss_ratio, model
 
 
-def _delivered(spec, der, eyes, shape_der):
-    ber = _post_fec(spec, der, eyes, shape_der)[0]
-    return ber * 2.0 ** -spec.retry.crc_bits if spec.retry is not None else ber
+#: A link layer that replays more than this share of its flits fails (its efficiency,
+#: replays and credit stalls together, below one half).
+MIN_RETRY_EFFICIENCY = 0.5
 
 
-def _required_der(spec: LinkSpec, eyes) -> float:
-    """Detector error ratio at which the delivered BER equals the target: a bisection in
-    log10 (to 0.01 decade) with the bursts' shape fixed, taken first at DER 1e-4, then
-    again at the answer if that is more than half a decade away."""
+def _delivered(spec, der, eyes, shape_der, one_way_s=None, payload_bps=None):
+    """The delivered BER at ``der``; with a link layer and its one-way latency given, a
+    link whose replays take its efficiency below :data:`MIN_RETRY_EFFICIENCY` counts as
+    delivering nothing (1.0), so that the error ratio the target allows is one the link
+    layer also survives."""
+    ber, cer, _flr, model = _post_fec(spec, der, eyes, shape_der)
+    if spec.retry is None:
+        return ber
+    if one_way_s is not None:
+        from .retry import link_layer_terms
+
+        if link_layer_terms(spec, der, cer, model, one_way_s, payload_bps).efficiency < MIN_RETRY_EFFICIENCY:
+            return 1.0
+    return ber * 2.0 ** -spec.retry.crc_bits
+
+
+def _required_der(spec: LinkSpec, eyes, one_way_s: float | None = None, payload_bps: float | None = None
+                  ) -> float:
+    """Detector error ratio at which the delivered BER equals the target (and, with a
+    link layer and ``one_way_s``, its replays leave it at least half its bandwidth): a
+    bisection in log10 (to 0.01 decade) with the bursts' shape fixed, taken first at DER
+    1e-4, then again at the answer if that is more than half a decade away."""
+    def delivered(d, shape):
+        return _delivered(spec, d, eyes, shape, one_way_s, payload_bps)
+
     shape = 1e-4
     for _ in range(2):
         lo, hi = -30.0, math.log10(0.3)
-        if _delivered(spec, 10**hi, eyes, shape) <= spec.target_ber:
+        if delivered(10**hi, shape) <= spec.target_ber:
             return 10**hi
-        if _delivered(spec, 10**lo, eyes, shape) > spec.target_ber:
+        if delivered(10**lo, shape) > spec.target_ber:
             return 10**lo
         while hi - lo > 1e-2:
             mid = (lo + hi) / 2
-            if _delivered(spec, 10**mid, eyes, shape) <= spec.target_ber:
+            if delivered(10**mid, shape) <= spec.target_ber:
                 lo = mid
             else:
                 hi = mid

@@ -9,10 +9,12 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+import channels
+
 from ..errors import ConfigError
 from .equalise import Segment, segments
 from .latency import latency_layers, latency_terms, rate_chain
-from .post_fec import _post_fec, _q_of, _required_der
+from .post_fec import MIN_RETRY_EFFICIENCY, _post_fec, _q_of, _required_der
 from .power import energy_terms
 from .retry import QUANTILES, link_layer_terms
 from .spec import LinkSpec
@@ -51,6 +53,13 @@ class SegmentReport:
     candidates : list of [str, float, float]
         Every equalisation and phase tried, with its symbol error ratio at the slicer and
         its detector error ratio with DFE error propagation.
+    channel : dict
+        The electrical channel's figures, die to die (packages included), side by side:
+        insertion and return loss at Nyquist, FOM_ILD (:meth:`channels.Channel.ild`),
+        and ICN with its NEXT and FEXT parts and the number of aggressors
+        (:func:`channels.icn.icn`, the 802.3ck CR sheet's parameters at 53.125 GBd, the
+        802.3dj 200G sheet's otherwise); a figure the data cannot give is None, with
+        the reason under ``"unavailable"``.
     """
 
     name: str
@@ -69,6 +78,7 @@ class SegmentReport:
     notes: list
     sampling: dict = field(default_factory=dict)
     candidates: list = field(default_factory=list)
+    channel: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -94,6 +104,9 @@ class LinkReport:
         Detector error ratio that would just meet the target.
     margin_db : float
         Q-factor margin against ``required_der``.
+    required_margin_db : float
+        The margin the link needed to pass, and ``margin_criterion`` the rule in words
+        (:meth:`LinkSpec.margin_requirement`).
     rate_chain : dict
         ``line_bps``, ``fec_rate``, ``framing_efficiency``, ``payload_bps``,
         ``retry_efficiency``, ``usable_bps``.
@@ -146,6 +159,8 @@ class LinkReport:
     latency_layers_s: dict = field(default_factory=dict)
     latency_quantiles_s: dict = field(default_factory=dict)
     link_layer: dict | None = None
+    required_margin_db: float = 0.0
+    margin_criterion: str = ""
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -162,13 +177,24 @@ class LinkReport:
             f"{' x' + str(self.interleave) if self.interleave > 1 else ''}{' precoded' if self.precoding else ''}"
             f"{' + retry' if self.retry else ''}\n"
             f"  pre-FEC BER {self.pre_fec_ber:.3g}, post-FEC BER {self.post_fec_ber:.3g} (target "
-            f"{self.target_ber:.0e}), margin {self.margin_db:.2f} dB\n"
+            f"{self.target_ber:.0e}), margin {self.margin_db:.2f} dB (needs {self.required_margin_db:.2f})\n"
             f"  usable {self.usable_bandwidth_bps / 1e9:.2f} Gb/s per direction\n"
             f"  latency {self.latency_s * 1e9:.2f} ns ({lat})"
             + (f", p99.99 {self.latency_quantiles_s['p99.99'] * 1e9:.2f} ns" if self.latency_quantiles_s else "")
             + "\n"
             f"  energy {self.energy_j_per_bit * 1e12:.3g} pJ/bit, {self.power_w:.3g} W both directions"
+            + "".join(_channel_line(seg) for seg in self.segments)
         )
+
+
+def _channel_line(seg) -> str:
+    c = seg.channel if isinstance(seg, SegmentReport) else seg.get("channel", {})
+    if not c or c.get("il_db_nyquist") is None:
+        return ""
+    fom = "" if c.get("fom_ild_db") is None else f", FOM_ILD {c['fom_ild_db']:.3f} dB"
+    xt = ("" if c.get("icn_v") is None else
+          f", ICN {c['icn_v'] * 1e3:.3g} mV ({c['n_next']} NEXT, {c['n_fext']} FEXT)")
+    return f"\n  channel: IL {c['il_db_nyquist']:.2f} dB, RL {c['rl_db_nyquist']:.2f} dB at Nyquist{fom}{xt}"
 
 
 def _plain(x):
@@ -230,9 +256,17 @@ def _report(spec: LinkSpec, eyes: tuple[Segment, ...]) -> LinkReport:
             notes.append(f"the receive buffer of {spec.retry.credit_buffer_bytes} B is below the "
                          f"{ll.credit_bytes_needed:.0f} B the credit loop needs: credits cap the link at "
                          f"{ll.credit_efficiency:.3f} of its payload rate")
-    required = _required_der(spec, eyes)
+    required = _required_der(spec, eyes, base, payload)
     margin = 20 * math.log10(_q_of(der, M) / _q_of(required, M)) if der < 0.5 else -float("inf")
+    penalty = None
+    if any(e.reference_der is not None for e in eyes) and der < 0.5:
+        ref = float(min(0.5, sum(e.der if e.reference_der is None else e.reference_der for e in eyes)))
+        penalty = max(0.0, 20 * math.log10(_q_of(ref, M) / _q_of(der, M)))
+    need, criterion = spec.margin_requirement(penalty)
     reasons = _reasons(spec, eyes, der, post, required, retry_eff)
+    if not reasons and margin < need:
+        reasons.append(f"margin {margin:.2f} dB is below the {need:g} dB required ({criterion})")
+    notes.append(f"verdict: {criterion}")
     passes = not reasons
     usable = payload * retry_eff if passes else 0.0
     energy = energy_terms(spec, notes)
@@ -254,7 +288,7 @@ def _report(spec: LinkSpec, eyes: tuple[Segment, ...]) -> LinkReport:
         usable_bandwidth_bps=float(usable), latency_s=float(sum(lat.values())), latency_breakdown_s=lat,
         energy_j_per_bit=e_bit, energy_breakdown_j_per_bit=energy, power_w=e_bit * payload * 2,  # both directions
         notes=notes, latency_layers_s=latency_layers(spec, lat), latency_quantiles_s=quant,
-        link_layer=None if ll is None else asdict(ll),
+        link_layer=None if ll is None else asdict(ll), required_margin_db=float(need), margin_criterion=criterion,
     )
 
 
@@ -282,7 +316,7 @@ def _reasons(spec: LinkSpec, eyes, der: float, post: float, required: float, ret
         reasons.append(f"delivered BER {post:.3g} is above the target {spec.target_ber:.3g}"
                        f" (the detector error ratio {der:.3g} exceeds the {required:.3g} this "
                        f"{'FEC' if spec.fec is not None else 'link without FEC'} can take)")
-    if spec.retry is not None and retry_eff < 0.5:
+    if spec.retry is not None and retry_eff < MIN_RETRY_EFFICIENCY:
         reasons.append(f"replays and credit stalls waste more than half the bandwidth (efficiency {retry_eff:.3f})")
     return reasons
 
@@ -292,4 +326,33 @@ def _segment_report(e: Segment, target: float) -> SegmentReport:
     return SegmentReport(e.name, e.ser, e.der, e.dfe.tolist(), float(e.eye.main_v[e.eye.centre]),
                          e.eye.heights_v(target).tolist(), target, dict(e.eye.sigma_v), e.equalisation,
                          e.tx.to_dict(), e.rx.to_dict(), e.com_db, e.delay_s, list(e.notes), e.cdr.to_dict(),
-                         [list(c) for c in e.candidates])
+                         [list(c) for c in e.candidates],
+                         channel_figures(e.channel, e.baud_hz) if e.equalisation != "module DSP" else {})
+
+
+def channel_figures(ch: channels.Channel, baud_hz: float) -> dict:
+    """Insertion loss, return loss, FOM_ILD and ICN of ``ch`` side by side (see
+    :class:`SegmentReport` ``channel``)."""
+    from channels import icn
+
+    nyq = baud_hz / 2
+    out = {"il_db_nyquist": None, "rl_db_nyquist": None, "fom_ild_db": None, "icn_v": None, "icn_next_v": None,
+           "icn_fext_v": None, "n_next": sum(a.kind == "next" for a in ch.aggressors),
+           "n_fext": sum(a.kind == "fext" for a in ch.aggressors), "unavailable": {}}
+    try:
+        out["il_db_nyquist"] = float(ch.insertion_loss_db(nyq))
+        out["rl_db_nyquist"] = float(ch.return_loss_db(nyq))
+    except channels.ChannelError as ex:
+        out["unavailable"]["loss"] = str(ex)
+    try:
+        ild = ch.ild(baud_hz).fom_ild_db
+        out["fom_ild_db"] = None if ild is None else float(ild)
+    except channels.ChannelError as ex:
+        out["unavailable"]["fom_ild_db"] = str(ex)
+    preset = icn.ICN_PRESETS["802.3ck_cr" if np.isclose(baud_hz, 53.125e9) else "802.3dj_200g"]
+    try:
+        r = icn.icn(ch, baud_hz, **preset.kwargs())
+        out.update(icn_v=r.total_v, icn_next_v=r.nx_v, icn_fext_v=r.fx_v, icn_parameters=preset.source)
+    except channels.ChannelError as ex:
+        out["unavailable"]["icn_v"] = str(ex)
+    return out

@@ -16,6 +16,12 @@ from ..serdes import modulation_order
 from .optics import OpticalClass
 from .parts import DEFAULT_TARGET_BER, Framing, PathElement, Retry, Serdes
 
+#: 802.3's COM pass threshold (dB): the "COM Pass threshold" of the 802.3ck CR/KR and the
+#: 200G exploratory COM configuration sheets; "the entirety of the noise in actual receiver
+#: implementations must fit in the 3 dB allocation set aside by the minimum COM" (A. Healey,
+#: ieee802.org/3/100GEL/email/msg00174.html).
+COM_THRESHOLD_DB = 3.0
+
 
 @dataclass(frozen=True)
 class LinkSpec:
@@ -47,6 +53,17 @@ class LinkSpec:
     fec_clock_hz : float
         The FEC decoder's clock (:func:`fec.latency`): 350 MHz by default, a public 400G
         RS(544,514) core's (:data:`fec.DECODER_CLOCK_HZ`).
+    required_margin_db : float, optional
+        The margin (:attr:`LinkReport.margin_db`, the Q-factor's against the detector
+        error ratio the target allows: for Gaussian noise the same ratio as COM's
+        ``20 log10(A_s / A_ni)`` at that error ratio) a link needs to pass. Default
+        (:meth:`margin_requirement`): 3 dB for a copper link with the reference
+        receiver, 802.3's COM pass threshold, the allocation for a real receiver's noise
+        and impairments; where the receiver's impairments are modelled
+        (``Serdes(rx_impairments=...)``), what they cost against the reference receiver
+        is taken from those 3 dB (never below 0), so modelling a penalty never loosens the
+        verdict; 0 dB for an optical medium (the optical budget carries the module's
+        penalties).
     name : str
     """
 
@@ -64,6 +81,7 @@ class LinkSpec:
     path: tuple = ()
     target_ber: float = DEFAULT_TARGET_BER
     fec_clock_hz: float = DECODER_CLOCK_HZ
+    required_margin_db: float | None = None
     name: str = "link"
 
     def __post_init__(self):
@@ -106,6 +124,25 @@ class LinkSpec:
         object.__setattr__(self, "path", path)
         number(self.target_ber, "LinkSpec.target_ber", positive=True, hi=0.5)
         number(self.fec_clock_hz, "LinkSpec.fec_clock_hz", positive=True)
+        if self.required_margin_db is not None:
+            number(self.required_margin_db, "LinkSpec.required_margin_db", lo=-20.0, hi=40.0)
+
+    def margin_requirement(self, penalty_db: float | None = None) -> tuple[float, str]:
+        """(the margin a link needs to pass, dB; the criterion in words). ``penalty_db``:
+        what the modelled receiver impairments cost against the reference receiver (the
+        roll-up measures it on the same equalisation)."""
+        if self.required_margin_db is not None:
+            return float(self.required_margin_db), f"margin >= {self.required_margin_db:g} dB (given)"
+        if self.optics is not None:
+            return 0.0, "margin >= 0 dB: the optical budget carries the module's penalties"
+        com = (f"{COM_THRESHOLD_DB:g} dB, 802.3's COM pass threshold (802.3ck and 802.3dj COM configurations), "
+               "the allocation a reference receiver leaves for a real receiver's noise and impairments")
+        imp = self.serdes.receiver_impairments
+        if imp is not None and not imp.ideal and penalty_db is not None:
+            need = max(0.0, COM_THRESHOLD_DB - penalty_db)
+            return need, (f"margin >= {need:.2f} dB: of the {com}, the modelled impairments ({imp.name}) spend "
+                          f"{penalty_db:.2f} dB against the reference receiver on the same equalisation")
+        return COM_THRESHOLD_DB, f"margin >= {com}"
 
     @property
     def bits_per_symbol(self) -> int:

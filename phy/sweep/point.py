@@ -13,11 +13,15 @@ from .spec import _CHANNEL_KEYS, _get, _medium_of, point_key
 @lru_cache(maxsize=32)
 def _channel(key: tuple, root: str):
     import channels
-    from channels import media
+    from channels import assembly, media
 
     p = dict(zip(_CHANNEL_KEYS, key))
     kind = p["channel.kind"]
     L = p["channel.length_m"]
+    if kind == "twinax" and (p["channel.host"] != "none" or p["channel.crosstalk"]):
+        host = None if p["channel.host"] == "none" else p["channel.host"]
+        return assembly.cable_channel(L, p["channel.awg"], host=host, crosstalk=p["channel.crosstalk"],
+                                   paddle_card_length_m=25e-3 if p["channel.connectors"] else 0.0)
     if kind == "twinax":
         parts = [media.twinax(L, p["channel.awg"])]
     elif kind == "stripline":
@@ -64,11 +68,18 @@ def link_spec(p: dict):
     rate = float(_get(p, "link.lane_rate_gbps")) * 1e9
     baud = rate / (2 if mod == "pam4" else 1)
     serdes = _preset_serdes(baud, mod) if _get(p, "link.equalization") == "preset" else Serdes()
+    if _get(p, "serdes.rx_impairments") != "none":
+        from dataclasses import replace
+
+        from ..serdes import Impairments
+
+        serdes = replace(serdes, rx_impairments=getattr(Impairments, _get(p, "serdes.rx_impairments"))())
     fec = _get(p, "link.fec")
     kw = {"lanes": int(_get(p, "link.lanes")), "lane_rate_bps": rate, "modulation": mod, "serdes": serdes,
               "fec": None if fec == "none" else fec, "interleave": int(_get(p, "link.interleave")) if fec != "none" else 1,
               "precoding": bool(_get(p, "link.precoding")), "retry": Retry() if _get(p, "link.retry") else None,
               "target_ber": float(_get(p, "link.target_ber")),
+              "required_margin_db": _get(p, "link.required_margin_db"),
               "path": (PathElement.switch_port(),) * int(_get(p, "link.switch_ports"))}
     if _medium_of(p) == "optics":
         oc = _optics(_get(p, "optics.kind"), float(_get(p, "optics.length_m")), baud, _get(p, "optics.rin_db_per_hz"))
@@ -85,7 +96,12 @@ def _flat(r) -> dict:
         "usable_gbps": r.usable_bandwidth_bps / 1e9, "payload_gbps": r.rate_chain["payload_bps"] / 1e9,
         "latency_ns": r.latency_s * 1e9, "energy_pj_per_bit": r.energy_j_per_bit * 1e12, "power_w": r.power_w,
         "equalization": r.segments[0].equalisation, "com_db": r.segments[0].com_db,
+        "required_margin_db": r.required_margin_db,
     }
+    ch = r.segments[0].channel
+    for k in ("il_db_nyquist", "rl_db_nyquist", "fom_ild_db"):
+        row[k] = ch.get(k)
+    row["icn_mv"] = None if ch.get("icn_v") is None else ch["icn_v"] * 1e3
     for k, v in r.latency_breakdown_s.items():
         row[f"latency_{k}_ns"] = v * 1e9
     return row

@@ -60,6 +60,9 @@ SCHEMA: dict = {
     "channel.name": (_string, "twinax_1m_26awg", "a built-in channel (kind = library)"),
     "channel.file": (_string, None, "a Touchstone file (kind = touchstone), relative to the spec"),
     "channel.thru": (_choice("auto", "12_34", "13_24", "14_23"), "auto", "4-port order of the file"),
+    "channel.host": (_choice("none", "pcb", "flyover"), "none",
+                     "twinax: host boards (125 mm) or flyovers at each end, with the plugs' paddle cards"),
+    "channel.crosstalk": (_boolean, False, "twinax: the cable's neighbours as aggressors (2 NEXT, 3 FEXT)"),
     "optics.kind": (_choice("none", "dsp", "lpo", "cpo"), "none", "an optical link class instead of copper"),
     "optics.length_m": (_num(positive=True, hi=1e5), 100.0, "fibre length (m)"),
     "optics.rin_db_per_hz": (_num(lo=-200, hi=-100), None, "laser RIN (dB/Hz); default the class's"),
@@ -73,6 +76,9 @@ SCHEMA: dict = {
     "link.target_ber": (_num(positive=True, hi=0.5), 1e-13, "delivered BER target"),
     "link.equalization": (_choice("com", "preset"), "com", "COM-proposed (eye decides) or a fixed preset"),
     "link.switch_ports": (_num(lo=0, hi=16, integer=True), 0, "switch ports in the path (200 ns each)"),
+    "link.required_margin_db": (_num(lo=-20, hi=40), None, "margin a link needs (dB); default 3 dB, COM's"),
+    "serdes.rx_impairments": (_choice("none", "adc_dsp_224g"), "none",
+                              "a real receiver's ADC, taps and clock (phy.Impairments preset)"),
 }
 _SWEEP_KEYS = {"name": _string, "executor": _choice("inline", "processes", "dask"),
                "workers": _num(lo=1, hi=4096, integer=True), "scheduler": _string,
@@ -223,7 +229,7 @@ def parse_spec(text: str, path: str | None = None, *, sweep: bool = True) -> Swe
     except ConfigError as e:
         raise ConfigError(f"{path or 'spec'}: {e}") from None
     root = str(Path(path).resolve().parent) if path else os.getcwd()
-    allowed = {"sweep", "channel", "optics", "link"} | ({"grid", "zip"} if sweep else set())
+    allowed = {"sweep", "channel", "optics", "link", "serdes"} | ({"grid", "zip"} if sweep else set())
     for sec in doc:
         if sec not in allowed:
             raise ConfigError(f"{_where(path, text, sec, '')}: unknown section [{sec}]; "
@@ -255,7 +261,7 @@ def parse_spec(text: str, path: str | None = None, *, sweep: bool = True) -> Swe
                 raise ConfigError(f"{_where(path, text, sec, key)}: cannot use {_show(f)}: {bad}")
 
     base = {}
-    for sec in ("channel", "optics", "link"):
+    for sec in ("channel", "optics", "link", "serdes"):
         for k, v in doc.get(sec, {}).items():
             check(f"{sec}.{k}", v, sec, k)
             base[f"{sec}.{k}"] = v
@@ -355,5 +361,5 @@ def _medium_of(p: dict) -> str:
 
 
 _CHANNEL_KEYS = ("channel.kind", "channel.length_m", "channel.awg", "channel.connectors", "channel.name",
-                 "channel.file", "channel.thru")
+                 "channel.file", "channel.thru", "channel.host", "channel.crosstalk")
 

@@ -16,12 +16,14 @@ from .parts import Accelerator, LinkClass, SwitchAsic
 __all__ = ["hgx8", "nvl36x2", "nvl72", "scale_out", "single_tier", "two_tier"]
 
 
-def scale_up_copper(lanes: int = 2, lane_rate_bps: float = 212.5e9) -> LinkClass:
+def scale_up_copper(lanes: int = 2, lane_rate_bps: float = 212.5e9, host: str | None = "flyover") -> LinkClass:
     """The scale-up copper link: twinax with KP4 and a link layer (CRC and go-back-N
-    replay, as NVLink and UALink have)."""
+    replay, as NVLink and UALink have), from a flyover host at each end by default (an
+    NVL72-class tray takes its lanes to the rear connectors on cables rather than host
+    board: a stated assumption; ``host="pcb"`` for 125 mm of host board)."""
     from ..link import Retry
 
-    return LinkClass.copper_twinax(lanes=lanes, lane_rate_bps=lane_rate_bps, retry=Retry())
+    return LinkClass.copper_twinax(lanes=lanes, lane_rate_bps=lane_rate_bps, retry=Retry(), host=host)
 
 
 def _links(*blocks):

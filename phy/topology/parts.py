@@ -257,22 +257,25 @@ class LinkClass:
     @classmethod
     def copper_twinax(cls, lanes: int = 2, lane_rate_bps: float = 212.5e9, awg: float = 26, fec="KP4",
                       serdes: _link.Serdes | None = None, resolution_m: float = 0.25,
-                      retry: _link.Retry | None = None) -> LinkClass:
-        """Passive copper: a 92-ohm connector, ``awg`` foam twinax of the length, a
-        connector (the ``twinax_1m_26awg`` construction), die to die with COM's packages,
-        ``lanes`` x ``lane_rate_bps`` PAM4, KP4, with the link layer ``retry`` (CRC and
-        link-level replay) if given."""
-        from channels import media
+                      retry: _link.Retry | None = None, host: str | None = "pcb",
+                      host_length_m: float | None = None, crosstalk: bool = False) -> LinkClass:
+        """Passive copper, ball to ball (:func:`channels.assembly.cable_channel`): a host at
+        each end (``host="pcb"``: 125 mm of host board, 802.3's 200G COM host; ``"flyover"``;
+        None: the bare cable assembly), the connector and the plug's paddle card, ``awg``
+        foam twinax of the length, with the cable's neighbours as aggressors if
+        ``crosstalk``; die to die with COM's packages (:class:`phy.Serdes`), ``lanes`` x
+        ``lane_rate_bps`` PAM4, KP4, with the link layer ``retry`` (CRC and link-level
+        replay) if given."""
+        from channels import assembly
 
         sd = serdes or _link.Serdes()
 
         def spec(length_m: float) -> _link.LinkSpec:
-            ch = media.cascade(media.connector(), media.twinax(length_m, awg), media.connector())
-            return _link.LinkSpec(channel=ch.renamed(f"twinax_{length_m:g}m_{awg:g}awg"), lanes=lanes,
-                                  lane_rate_bps=lane_rate_bps, serdes=sd, fec=fec, retry=retry,
-                                  name=f"copper {length_m:g} m")
+            ch = assembly.cable_channel(length_m, awg, host=host, host_length_m=host_length_m, crosstalk=crosstalk)
+            return _link.LinkSpec(channel=ch, lanes=lanes, lane_rate_bps=lane_rate_bps, serdes=sd, fec=fec,
+                                  retry=retry, name=f"copper {length_m:g} m")
 
-        return cls(f"copper_{awg:g}awg", spec, resolution_m, "copper")
+        return cls(f"copper_{awg:g}awg{'' if host == 'pcb' else '_' + (host or 'bare')}", spec, resolution_m, "copper")
 
     @classmethod
     def optical(cls, kind: str = "dsp", lanes: int = 4, lane_rate_bps: float = 212.5e9, fec="KP4",
