@@ -132,3 +132,13 @@ def test_the_copper_class_has_hosts():
         26.5625e9) + 8
     assert tp.LinkClass.copper_twinax(host="flyover").name == "copper_26awg_flyover"
     assert tp.LinkClass.copper_twinax(host=None).name == "copper_26awg_bare"
+
+
+def test_a_given_receiver_s_own_impairments_count_the_same_way():
+    baud = 53.125e9
+    tx = phy.Transmitter(ffe=phy.TxFfe.ieee(pre=(-0.1,)))
+    rx = phy.Receiver(bandwidth_hz=0.75 * baud, ctle=phy.Ctle.ieee_802_3ck(baud, -8), ffe=phy.RxFfe(3, 8),
+                      dfe=phy.Dfe(1), impairments=phy.Impairments(adc_enob=5.0))
+    r = phy.evaluate_link(phy.LinkSpec(channel=assembly.cable_channel(1.0, 26), lane_rate_bps=2 * baud,
+                                       serdes=phy.Serdes(tx=tx, rx=rx)))
+    assert "spend" in r.margin_criterion and r.required_margin_db < 3.0

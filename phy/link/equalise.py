@@ -58,7 +58,8 @@ class Segment:
         Every equalisation and sampling phase tried, with its symbol error ratio at the
         slicer and its detector error ratio with DFE error propagation.
     reference_der : float or None
-        With ``Serdes(rx_impairments=...)``: the detector error ratio of the reference
+        With a receiver's impairments modelled (``Serdes(rx_impairments=...)`` or a given
+        receiver's own): the detector error ratio of the reference
         (ideal) receiver on the same equalisation and phase, what the impairments cost.
     """
 
@@ -177,7 +178,7 @@ def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float,
     if com_db is not None:
         notes.append(f"COM ({p.name}) {com_db:.2f} dB; equalisation: {label}")
     ref = None
-    if s.rx_impairments is not None:  # the reference receiver on the same equalisation: what the penalties cost
+    if rx.impairments is not None and not rx.impairments.ideal:  # the reference receiver on the same equalisation
         ref = float(statistical_eye(full, baud_hz=baud, tx=tx, rx=replace(rx, impairments=None), noise=noise,
                                     jitter=jitter, cdr=cdr, columns="sampling").ser_dfe())
     return Segment(name, full, baud, tx, rx, noise, jitter, eye, float(eye.ser()), der, label, com_db,
