@@ -196,7 +196,7 @@ def main(argv=None) -> int:
                 print(f"      {r['cable_m']:>4g} m: nothing passes")
                 continue
             print(f"      {r['cable_m']:>4g} m: FEC {r['fec']:<18} retry {'yes' if r['retry'] else 'no ':<3} "
-                  f"margin {r['margin_db']:5.2f} dB (needs {r["needs_db"]:.2f}), pre-FEC BER {r['pre_fec_ber']:.2g}, "
+                  f"margin {r['margin_db']:5.2f} dB (needs {r['needs_db']:.2f}), pre-FEC BER {r['pre_fec_ber']:.2g}, "
                   f"{r['latency_ns']:.1f} ns")
 
     print("\n4. The synthesized cable with hosts: IL, RL, ILD and ICN (802.3dj preset) side by side")
