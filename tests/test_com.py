@@ -140,3 +140,55 @@ def test_result_drives_the_simulator(short_and_long):
 
     se = statistical_eye(media.stripline(0.2), baud_hz=53.125e9, tx=tx, rx=rx, cdr=Cdr(phase="mm"))
     assert se.ser() < 1e-12
+
+
+def _reference_cursor(y, M, bmax1):
+    """The reference code's rule, written out (com_ieee8023_93a_450.m, cursor_sample_index):
+    the last upward crossing of 1 % of the peak within 4 UI before it, then the least
+    |h(t - T) - max(h(t + T) - b_max(1) h(t), 0)| over the 2 UI after it (first on ties)."""
+    peak = int(np.argmax(y))
+    s = np.sign(y[peak - 4 * M:peak + 1] - 0.01 * y[peak])
+    zx = np.flatnonzero(np.diff(s) >= 1)
+    z = peak - 4 * M + int(zx[-1])
+    t = z + np.arange(2 * M + 1)
+    metric = np.abs(y[t - M] - np.maximum(y[t + M] - bmax1 * y[t], 0.0))
+    return int(t[np.argmin(metric)])
+
+
+def _cursor_of(y, p):
+    from phy.engines.com.margin import _fom_grid
+
+    nd = len(p.dfe_max)
+    _fom, cur = _fom_grid(np.array([[0.0, 0.0, 0.0, 1.0, 0.0]]), y, 32, nd, np.array(p.dfe_max),
+                          np.array(p.dfe_min), p, 1.0, 1e-12, [])
+    return int(cur[0])
+
+
+def test_cursor_is_where_the_mueller_muller_residual_is_least():
+    """A two-sided Gaussian pulse (rise width s1, fall width s2, no DFE): h(t - T) = h(t + T)
+    exactly at t = t0 + T (s2 - s1) / (s1 + s2), after the peak; at a few mV every sample
+    near the peak is within the old absolute 1 mV tolerance, which took the last one before
+    the peak."""
+    M, n = 32, 4096
+    t = np.arange(n, dtype=float)
+    t0, s1, s2 = 1000.0, 20.0, 44.0
+    y = 3e-3 * np.where(t < t0, np.exp(-(((t - t0) / s1) ** 2)), np.exp(-(((t - t0) / s2) ** 2)))
+    p = ComParams.ieee_802_3ck_kr().with_(dfe_max=(0.0,), dfe_min=(0.0,))
+    exact = t0 + M * (s2 - s1) / (s1 + s2)  # 1012
+    assert _cursor_of(y, p) == round(exact) == _reference_cursor(y, M, 0.0)
+    # a DFE that takes the whole first post-cursor: the cursor is where h(t - T) is least
+    p1 = ComParams.ieee_802_3ck_kr().with_(dfe_max=(1.0,), dfe_min=(0.0,))
+    assert _cursor_of(y, p1) == _reference_cursor(y, M, 1.0)
+
+
+def test_cursor_rule_against_the_reference_on_random_pulses():
+    rng = np.random.default_rng(3)
+    M, n = 32, 4096
+    t = np.arange(n, dtype=float)
+    p = ComParams.ieee_802_3ck_kr()
+    for _ in range(20):
+        t0, s1, s2 = 1500.0, rng.uniform(15, 40), rng.uniform(30, 90)
+        y = np.where(t < t0, np.exp(-(((t - t0) / s1) ** 2)), np.exp(-(((t - t0) / s2) ** 2)))
+        y += 0.05 * np.exp(-(((t - t0 - rng.uniform(60, 200)) / 30) ** 2)) * rng.choice([-1, 1])  # a reflection
+        y *= rng.uniform(2e-3, 0.3)
+        assert _cursor_of(y, p) == _reference_cursor(y, M, p.dfe_max[0])

@@ -19,8 +19,11 @@ def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin,
     Toeplitz in the circular autocorrelations per sampling phase, ``r_isi[ph, lag]`` (of the
     pulse) and ``r_j`` (of its slope); ``r_xt[a, ph, lag]`` for each FEXT aggressor (its
     worst phase is taken), ``xt_const`` the NEXT aggressors' worst-phase sum of squares.
-    The cursor follows the Mueller-Muller criterion with the first DFE tap (93A-25/26)
-    within one UI of the peak, preferring an exact solution (residual < 1e-3) before it.
+    The cursor follows the Mueller-Muller criterion with the first DFE tap (93A-25/26) as
+    the reference code applies it: its least residual over the 2 UI after the pulse's last
+    rise through 1 % of its peak (no absolute tolerance, which scales badly with amplitude);
+    a pulse with no such rise within 4 UI of its peak, whose setting the reference skips, is
+    searched over +-1 UI around its peak.
     The transmitter's noise is on the main cursor (93A-30), or with ``tx_path`` white
     after the Tx FFE through the whole pulse (178A-17: ``var_x SNR r_isi[ph, 0]``).
     Writes ``fom`` and ``cursor``.
@@ -44,30 +47,27 @@ def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin,
             yw[w] = acc
             if acc > yw[best_w]:
                 best_w = w
-        lo = max(M, best_w - M)
-        hi = min(W - M - 1, best_w + M)
+        # the cursor as the reference code places it (com_ieee8023_93a_450.m,
+        # cursor_sample_index): the last upward crossing of 1 % of the peak within 4 UI
+        # before it, then the sample of least Mueller-Muller residual with the first DFE
+        # tap at its limit (93A-25/26) over the 2 UI after that crossing
+        thr = 0.01 * yw[best_w]
+        zxi = -1
+        for i in range(max(0, best_w - 4 * M), best_w):
+            if np.sign(yw[i + 1] - thr) - np.sign(yw[i] - thr) >= 1:
+                zxi = i
+        # (a pulse still above 1 % of its peak 4 UI before it, whose setting the reference
+        # code skips, is searched over +-1 UI around its peak instead)
+        start = zxi if zxi >= 0 else best_w - M
         pick = -1
-        first_exact = -1
-        last_pre = -1
-        res_min = 1e300
-        for ix in range(lo, hi + 1):
-            if yw[ix] <= 0:
-                continue
-            b1 = min(bmax[0], max(bmin[0], yw[ix + M] / yw[ix]))
-            res = abs(yw[ix - M] - (yw[ix + M] - b1 * yw[ix]))
-            if res < 1e-3:
-                if ix <= best_w:
-                    last_pre = ix
-                elif first_exact < 0:
-                    first_exact = ix
-            elif res < res_min:
+        res_min = np.inf
+        b1 = bmax[0] if nd > 0 else 0.0
+        for ix in range(max(M, start), min(W - M, start + 2 * M + 1)):
+            res = abs(yw[ix - M] - max(yw[ix + M] - b1 * yw[ix], 0.0))
+            if res < res_min:
                 res_min = res
                 pick = ix
-        if last_pre >= 0:
-            pick = last_pre
-        elif first_exact >= 0:
-            pick = first_exact
-        if pick < 0:
+        if pick < 0 or yw[pick] <= 0:
             fom[s] = -np.inf
             cursor[s] = -1
             continue

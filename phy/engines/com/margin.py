@@ -17,7 +17,8 @@ search chose. The steps, with the equations of Annex 93A:
    by the transmitter amplitude (``A_v``, ``A_fe``, ``A_ne``).
 3. **Equaliser search** (93A.1.6): every CTLE setting and every Tx FFE setting of the
    parameter grid; for each, the cursor is placed by the Mueller-Muller criterion with the
-   first DFE tap (93A-25/26), the DFE taps follow the post-cursors within their limits, and
+   first DFE tap (93A-25/26) as the reference code places it (the least residual over the
+   2 UI after the pulse's last rise through 1 % of its peak), the DFE taps follow the post-cursors within their limits, and
    the figure of merit is ``10 log10(A_s^2 / (s_TX^2 + s_ISI^2 + s_J^2 + s_XT^2 + s_N^2))``
    (93A-36). The search is vectorised over the Tx FFE grid.
 4. **COM** (93A.1.7): for the best setting, the interference and noise distribution at the
@@ -425,8 +426,10 @@ def _fom_grid(tx_grid, y, M, nd, bmax, bmin, p, var_x, var_n, xt_pulses):
     """
     n = y.size
     peak0 = int(np.argmax(y))
-    lo = peak0 - 3 * M  # the FFE moves the peak by well under a UI; the MM search spans +-1 UI around it
-    w = np.arange(lo, peak0 + 3 * M + 1)
+    # the FFE moves the peak by well under a UI; the cursor search reads from 5 UI before
+    # the peak (its 1 % crossing within 4 UI, one UI of pre-cursor) to 4 UI after it
+    lo = peak0 - 6 * M
+    w = np.arange(lo, peak0 + 5 * M + 1)
     win = np.ascontiguousarray(np.stack([y[(w - (i - 3) * M) % n] for i in range(5)]))
     slope = (np.roll(y, -1) - np.roll(y, 1)) / (2 / M)
     r_isi, r_j = _autocorr(y, M), _autocorr(slope, M)
