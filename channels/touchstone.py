@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import os
+import warnings
 from pathlib import Path
 from typing import Iterable
 
@@ -24,7 +25,7 @@ import skrf as rf
 
 from . import _plausible, _tsfile
 from .channel import Channel
-from .errors import ChannelError
+from .errors import ChannelError, ChannelQualityWarning
 from .ports import Lane, PortOrder, match_lanes, pairs_from_names
 from .quality import warn_quality
 
@@ -213,7 +214,10 @@ def load(
     aggressors : ``"auto"`` or list, optional
         Crosstalk files of this through, each a path or ``(path, "next"|"fext")``; they
         load with the through's port order. ``"auto"`` takes the files beside it whose
-        names share the part before ``thru`` (``CA_thru`` -> ``CA_next1``, ``CA_fext1``).
+        names share the part before ``thru`` (``CA_thru`` -> ``CA_next1``, ``CA_fext1``);
+        a sibling that cannot be used (unreadable, cut short, another band) is skipped
+        with a :class:`~channels.errors.ChannelQualityWarning` naming it, its through
+        and why, and the others load. Every message about an aggressor names its through.
     kind : str
         ``"through"`` (default), or ``"next"``/``"fext"`` to load a crosstalk file on its own.
     name : str, optional
@@ -269,7 +273,8 @@ def _load_aggressors(ch: Channel, path: Path, aggressors, check_quality: bool) -
     """The crosstalk files (or Channels) of a through, in its port order and on its grid."""
     if ch.kind != "through":
         raise ChannelError("only a through channel can carry aggressors")
-    items = sibling_crosstalk_files(path) if (isinstance(aggressors, str) and aggressors == "auto") else aggressors
+    auto = isinstance(aggressors, str) and aggressors == "auto"
+    items = sibling_crosstalk_files(path) if auto else aggressors
     if isinstance(items, (str, bytes, os.PathLike)) or not isinstance(items, Iterable):
         raise ChannelError(
             f"aggressors must be 'auto' or a list of paths or (path, kind) pairs, got {aggressors!r}"
@@ -288,8 +293,29 @@ def _load_aggressors(ch: Channel, path: Path, aggressors, check_quality: bool) -
         else:
             apath = _tsfile.as_path(item, "aggressor file")
             akind = _kind_from_name(apath, path.stem)
-        agg = load(apath, thru=ch if ch.port_order is not None else "auto", kind=akind, check_quality=check_quality)
-        if agg.f.size != ch.f.size or not np.allclose(agg.f, ch.f):
-            agg = agg.resample(ch.f)
+        try:
+            agg = _load_one_aggressor(apath, akind, ch, path, check_quality)
+        except ChannelError as e:
+            if not auto:  # named by the caller: its failure is the caller's to see
+                raise ChannelError(f"{apath.name} (an aggressor of {path.name}): {e}") from None
+            warnings.warn(f"{apath.name} skipped as an aggressor of {path.name}: {e}", ChannelQualityWarning,
+                          stacklevel=4)
+            continue
         loaded.append(agg)
     return loaded
+
+
+def _load_one_aggressor(apath: Path, akind: str, ch: Channel, path: Path, check_quality: bool) -> Channel:
+    """One crosstalk file of ``path``'s through, on its grid; its warnings say whose aggressor
+    it is."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        agg = load(apath, thru=ch if ch.port_order is not None else "auto", kind=akind, check_quality=check_quality)
+        if agg.f.size != ch.f.size or not np.allclose(agg.f, ch.f):
+            if agg.f[-1] < 0.5 * ch.f[-1]:
+                raise ChannelError(f"its data end at {agg.f[-1] / 1e9:.4g} GHz, under half the through's "
+                                   f"{ch.f[-1] / 1e9:.4g} GHz: cut short or another band")
+            agg = agg.resample(ch.f)
+    for w in caught:
+        warnings.warn(f"{w.message} (an aggressor of {path.name})", w.category, stacklevel=5)
+    return agg

@@ -329,3 +329,32 @@ def test_version_2_files_load(tmp_path, ext, fmt, matrix, order):
     np.testing.assert_allclose(back.s, net.s, atol=1e-12)
     if net.nports == 4:
         assert channels.load(path, check_quality=False).port_order.name == "13_24"
+
+
+def _write_s4p(ntwk, path):
+    ntwk.write_touchstone(str(path.with_suffix("")), skrf_comment=False)
+    return path
+
+
+def test_auto_aggressors_skip_an_unusable_sibling_and_say_whose(tmp_path):
+    from channels import ChannelQualityWarning
+
+    thru = media.stripline(0.1).single_ended
+    _write_s4p(thru, tmp_path / "LNK_thru.s4p")
+    nx = thru.copy()
+    nx.s = nx.s * 0.01
+    _write_s4p(nx, tmp_path / "LNK_next1.s4p")
+    short = nx[nx.f < 0.2 * nx.f[-1]]  # cut short: a fifth of the through's band
+    _write_s4p(short, tmp_path / "LNK_fext1.s4p")
+    (tmp_path / "LNK_fext2.s4p").write_text("! not a touchstone file\nhello\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ch = channels.load(tmp_path / "LNK_thru.s4p", aggressors="auto", check_quality=False)
+    assert [a.name for a in ch.aggressors] == ["LNK_next1"]
+    skipped = [str(w.message) for w in caught if issubclass(w.category, ChannelQualityWarning)]
+    assert any(m.startswith("LNK_fext1.s4p skipped as an aggressor of LNK_thru.s4p") and "cut short" in m
+               for m in skipped)
+    assert any(m.startswith("LNK_fext2.s4p skipped as an aggressor of LNK_thru.s4p") for m in skipped)
+    # named by the caller, the same file is an error that says whose aggressor it is
+    with pytest.raises(channels.ChannelError, match=r"LNK_fext1.s4p \(an aggressor of LNK_thru.s4p\)"):
+        channels.load(tmp_path / "LNK_thru.s4p", aggressors=[tmp_path / "LNK_fext1.s4p"], check_quality=False)
