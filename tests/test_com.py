@@ -192,3 +192,44 @@ def test_cursor_rule_against_the_reference_on_random_pulses():
         y += 0.05 * np.exp(-(((t - t0 - rng.uniform(60, 200)) / 30) ** 2)) * rng.choice([-1, 1])  # a reflection
         y *= rng.uniform(2e-3, 0.3)
         assert _cursor_of(y, p) == _reference_cursor(y, M, p.dfe_max[0])
+
+
+def test_fom_crosstalk_at_the_worst_phase_or_averaged_over_phases():
+    """93A-33/34 take each aggressor at its worst sampling phase; averaged over its phases
+    (newer reference code) the crosstalk term is never larger, so the FOM never lower, and
+    the result says which was used."""
+    from phy.engines.com.margin import _fom_grid
+
+    rng = np.random.default_rng(5)
+    M, n = 32, 2048
+    t = np.arange(n, dtype=float)
+    y = np.exp(-(((t - 600) / 30) ** 2))
+    xt = [(0.05 * np.sin(2 * np.pi * t / (2 * M) + 0.3) * np.exp(-(((t - 700) / 300) ** 2)), "fext"),
+          (0.03 * rng.standard_normal(n) * np.exp(-(((t - 650) / 200) ** 2)), "next")]
+    grid = np.array([[0.0, 0.0, -0.1, 0.9, 0.0], [0.0, 0.0, 0.0, 1.0, 0.0]])
+    p = ComParams.ieee_802_3ck_kr()
+    args = (grid, y, M, len(p.dfe_max), np.array(p.dfe_max), np.array(p.dfe_min))
+    worst, cw = _fom_grid(*args, p, 1.0, 1e-9, xt)
+    avg, ca = _fom_grid(*args, p.with_(fom_xt_phase="average"), 1.0, 1e-9, xt)
+    assert np.all(avg > worst) and np.array_equal(cw, ca)
+    # by hand for the second setting (no Tx FFE): the FEXT's and NEXT's sums of squares per phase
+    quiet, _ = _fom_grid(*args, p, 1.0, 1e-9, [])
+    per_phase = [sum(float(np.sum(x[m::M] ** 2)) for x, _k in xt[:1]) for m in range(M)]
+    per_phase_n = [float(np.sum(xt[1][0][m::M] ** 2)) for m in range(M)]
+    noise_quiet = 10 ** (-quiet[1] / 10)  # FOM = -10 log10(noise / A_s^2), A_s^2 folded in
+    noise_worst = 10 ** (-worst[1] / 10)
+    noise_avg = 10 ** (-avg[1] / 10)
+    ratio = (noise_worst - noise_quiet) / (noise_avg - noise_quiet)
+    assert ratio == pytest.approx((max(per_phase) + max(per_phase_n)) / (np.mean(per_phase) + np.mean(per_phase_n)),
+                                  rel=1e-9)
+    ch = media.stripline(0.3)
+    se = ch.single_ended.copy()
+    se.s = se.s * 0.03
+    noisy = ch.with_aggressors(Channel(se, name="agg", kind="fext"))
+    small = ComParams.ieee_802_3ck_kr().with_(g_dc_db=(0.0, -6.0), g_dc2_db=(0.0,), c_m3=(0.0,), c_m2=(0.0,),
+                                               c_m1=(0.0, -0.1), c_p1=(0.0,))
+    assert any("worst sampling phase" in x for x in channel_margin(noisy, small).notes)
+    assert any("averaged over its sampling phases" in x
+               for x in channel_margin(noisy, small.with_(fom_xt_phase="average")).notes)
+    with pytest.raises(ConfigError, match="fom_xt_phase"):
+        channel_margin(noisy, small.with_(fom_xt_phase="best"))

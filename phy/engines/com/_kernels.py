@@ -9,7 +9,7 @@ from numba import njit
 
 @njit(cache=True)
 def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin, r_lm, levels, var_x, var_n,
-               jit_var, snr_lin, tx_path, fom, cursor):
+               jit_var, snr_lin, tx_path, xt_worst, fom, cursor):
     """The 802.3 figure of merit (93A-36) of every Tx FFE setting (rows of ``tx_grid``,
     taps ``c(-3) .. c(1)``).
 
@@ -18,7 +18,8 @@ def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin,
     ``base``. Sums of squares over all UI are quadratic forms in the taps whose matrices are
     Toeplitz in the circular autocorrelations per sampling phase, ``r_isi[ph, lag]`` (of the
     pulse) and ``r_j`` (of its slope); ``r_xt[a, ph, lag]`` for each FEXT aggressor (its
-    worst phase is taken), ``xt_const`` the NEXT aggressors' worst-phase sum of squares.
+    worst phase is taken with ``xt_worst``, 93A-33/34, else the mean over its phases),
+    ``xt_const`` the NEXT aggressors' sum of squares taken the same way.
     The cursor follows the Mueller-Muller criterion with the first DFE tap (93A-25/26) as
     the reference code applies it: its least residual over the 2 UI after the pulse's last
     rise through 1 % of its peak (no absolute tolerance, which scales badly with amplitude);
@@ -96,13 +97,15 @@ def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin,
         var_xt = xt_const
         for a in range(r_xt.shape[0]):
             worst = 0.0
+            mean = 0.0
             for m in range(M):
                 q = 0.0
                 for i in range(5):
                     for k in range(5):
                         q += c[i] * c[k] * r_xt[a, m, abs(i - k)]
                 worst = max(worst, q)
-            var_xt += worst
+                mean += q / M
+            var_xt += worst if xt_worst else mean
         var_xt *= var_x
         var_tx = var_x * snr_lin * r_isi[ph, 0] if tx_path else h0 * h0 * snr_lin
         fom[s] = 10.0 * np.log10(a_s * a_s / (var_tx + var_isi + var_j + var_xt + var_n))

@@ -206,6 +206,8 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
         raise ConfigError(f"channel_margin needs a channels.Channel, got {type(ch).__name__}")
     if p.levels not in (2, 4):
         raise ConfigError(f"levels must be 2 or 4, got {p.levels}")
+    if p.fom_xt_phase not in ("worst", "average"):
+        raise ConfigError(f"fom_xt_phase must be 'worst' or 'average', got {p.fom_xt_phase!r}")
     g = _Grid(ch, p, n_ui, samples_per_ui)
     chans = [(ch, "through", p.a_v)] + [(a, a.kind, p.a_ne if a.kind == "next" else p.a_fe) for a in ch.aggressors]
     packages: dict = {}
@@ -217,6 +219,10 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
     g1, g2 = ctle_settings[ci]
     r = _com_at(p, g, chans, pulses, tx_grid[ti], cursor, w_rx, _ctle(p, g1, g2).response(g.f))
     notes.append("Tx FFE applied as UI-spaced copies of the pulse (equal to 93A's H_ffe on the DFT grid)")
+    if ch.aggressors:
+        notes.append("crosstalk in the FOM: " + ("each aggressor at its worst sampling phase (93A-33/34)"
+                                                 if p.fom_xt_phase == "worst" else
+                                                 "each aggressor averaged over its sampling phases"))
     if ch.grid is not None and ch.grid.extrapolated_above_hz is not None:
         notes.append(f"channel data extended above {ch.grid.extrapolated_above_hz / 1e9:.4g} GHz by its loss trend")
     return MarginResult(
@@ -435,12 +441,13 @@ def _fom_grid(tx_grid, y, M, nd, bmax, bmin, p, var_x, var_n, xt_pulses):
     r_isi, r_j = _autocorr(y, M), _autocorr(slope, M)
     fext = [x for x, kind in xt_pulses if kind == "fext"]
     r_xt = np.stack([_autocorr(x, M) for x in fext]) if fext else np.zeros((0, M, 5))
-    xt_const = sum(max(float(np.sum(x[m::M] ** 2)) for m in range(M)) for x, kind in xt_pulses if kind == "next")
+    pick = max if p.fom_xt_phase == "worst" else (lambda v: sum(v) / M)  # 93A-33/34, or over the phases
+    xt_const = sum(pick([float(np.sum(x[m::M] ** 2)) for m in range(M)]) for x, kind in xt_pulses if kind == "next")
     fom = np.empty(tx_grid.shape[0])
     cursor = np.empty(tx_grid.shape[0], dtype=np.int64)
     _k.fom_search(np.ascontiguousarray(tx_grid), y, win, lo, M, r_isi, r_j, r_xt, float(xt_const),
                   np.asarray(bmax, dtype=float), np.asarray(bmin, dtype=float), p.r_lm, p.levels, var_x, var_n,
                   p.a_dd_ui**2 + p.sigma_rj_ui**2, 10 ** (-p.snr_tx_db / 10), p.rx_ffe_pre + p.rx_ffe_post > 0,
-                  fom, cursor)
+                  p.fom_xt_phase == "worst", fom, cursor)
     cursor %= n
     return fom, cursor

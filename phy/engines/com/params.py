@@ -24,7 +24,10 @@ class ComParams:
     ``rx_ffe_post`` taps) the ``mmse_candidates`` best settings by the FOM without it are
     re-ranked with MMSE Rx FFE taps (see :func:`channel_margin`). CTLE frequencies are multiples of the baud
     rate. Package capacitances are per leg (F), lengths in m, ``gamma0`` per m, ``a1`` in
-    sqrt(ns)/mm and ``a2``, ``tau`` in ns/mm as 93A writes them.
+    sqrt(ns)/mm and ``a2``, ``tau`` in ns/mm as 93A writes them. ``fom_xt_phase``: the
+    crosstalk in the figure of merit at each aggressor's worst sampling phase, as 93A-33/34
+    write it (``"worst"``), or averaged over its phases, as newer reference code does
+    (``"average"``).
     """
 
     name: str
@@ -72,6 +75,7 @@ class ComParams:
     rx_ffe_pre: int = 0
     rx_ffe_post: int = 0
     mmse_candidates: int = 24
+    fom_xt_phase: str = "worst"
     source: str = ""
 
     @property
