@@ -289,11 +289,7 @@ def statistical_eye(
         sigmas.update(adc=float(np.sqrt(var_q + var_clip)), clock=float(np.sqrt(var_clk)))
     q_widths = np.abs(at.w) * lk.adc_step_v  # each tap's share of the quantisation, uniform
     xt_sets = _crosstalk_terms(at, lk.pulse.aggressors, offsets, crosstalk)
-    span = (max(np.abs(s).sum() for s in isi_sets) + max((np.abs(s).sum() for s in dcd_sets), default=0.0)
-            + max((np.abs(s).sum() for s in dd_sets), default=0.0)
-            + sum(max(np.abs(r).sum(axis=1).max() for r in pp) for pp in xt_sets)
-            + 10 * sigma + 0.5 * q_widths.sum() + 1.5 * np.abs(main).max())
-    span += 10 * np.sqrt(var_clk)
+    span = _span(isi_sets, dcd_sets, dd_sets, xt_sets, main, 10 * sigma + 0.5 * q_widths.sum() + 10 * np.sqrt(var_clk))
     span *= 1 + 16 / nb  # a few bins beyond the true support, whatever the eye
     v = np.linspace(-span, span, nb | 1)  # odd: 0 V is a grid point
     clk_cf = _clock_cf(at, lk, tx, v[1] - v[0])
@@ -317,6 +313,15 @@ def statistical_eye(
     main = sum(wgt * m_ for wgt, _, m_ in comps)
     return StatEye(offsets[keep] * at.dt, v, cdf, main, tx.levels, lk.thresholds_v, sigmas, 1.0 / lk.pulse.baud_hz,
                    lk, tuple(comps) if len(comps) > 1 else ())
+
+
+def _span(isi_sets, dcd_sets, dd_sets, xt_sets, main, gaussian_v: float) -> float:
+    """Half the voltage grid's width: every discrete term's largest reach, the continuous
+    terms' ``gaussian_v``, and room for the main cursor's levels."""
+    return (max(np.abs(s).sum() for s in isi_sets) + max((np.abs(s).sum() for s in dcd_sets), default=0.0)
+            + max((np.abs(s).sum() for s in dd_sets), default=0.0)
+            + sum(max(np.abs(r).sum(axis=1).max() for r in pp) for pp in xt_sets)
+            + gaussian_v + 1.5 * np.abs(main).max())
 
 
 class _Cursors:
@@ -428,14 +433,18 @@ def _receiver_terms(at: _Cursors, lk: PreparedLink, tx: Transmitter) -> tuple[fl
     var_clk = 0.0
     imp = lk.impairments
     if imp.sampling_rms_s > 0:
-        t0 = at.m_s + at.spu * at.k
-        slopes = at.at(np.gradient(lk.pulse.samples, lk.pulse.dt_s), t0) * at.swing
+        slopes = _sampling_slopes(at, lk)
         power = float(np.mean(tx.levels**2))
         # white jitter: each sample the FFE combines has its own error; the wander is the
         # same across the FFE's span, so it moves the equalised pulse
         var_clk = power * (imp.rj_rms_s**2 * w2 * float(np.sum(slopes**2))
                            + imp.wander_rms_s**2 * float(np.sum(np.convolve(slopes, at.w) ** 2)))
     return var_q, var_clip, var_clk
+
+
+def _sampling_slopes(at: _Cursors, lk: PreparedLink) -> np.ndarray:
+    """The pulse's slope (V/s for a full-swing symbol) at each cursor's sampling instant."""
+    return at.at(np.gradient(lk.pulse.samples, lk.pulse.dt_s), at.m_s + at.spu * at.k) * at.swing
 
 
 def _clock_cf(at: _Cursors, lk: PreparedLink, tx: Transmitter, dv: float):
@@ -447,8 +456,7 @@ def _clock_cf(at: _Cursors, lk: PreparedLink, tx: Transmitter, dv: float):
     imp = lk.impairments
     if imp.sampling_rms_s == 0:
         return None
-    t0 = at.m_s + at.spu * at.k
-    slopes = at.at(np.gradient(lk.pulse.samples, lk.pulse.dt_s), t0) * at.swing
+    slopes = _sampling_slopes(at, lk)
     parts = []
     if imp.rj_rms_s:
         parts.append((slopes, imp.rj_rms_s * np.abs(at.w)))

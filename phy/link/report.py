@@ -187,8 +187,8 @@ class LinkReport:
         )
 
 
-def _channel_line(seg) -> str:
-    c = seg.channel if isinstance(seg, SegmentReport) else seg.get("channel", {})
+def _channel_line(seg: SegmentReport) -> str:
+    c = seg.channel
     if not c or c.get("il_db_nyquist") is None:
         return ""
     fom = "" if c.get("fom_ild_db") is None else f", FOM_ILD {c['fom_ild_db']:.3f} dB"

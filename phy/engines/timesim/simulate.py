@@ -114,15 +114,10 @@ def simulate(
     thr = number(span_threshold, "span_threshold", positive=True, hi=0.1)
     warmup = (256 + (20_000 if cdr.kind != "fixed" else 0)) if warmup_ui is None else integer(warmup_ui, "warmup_ui", 0)
     lk = prepare_link(link, baud_hz=baud_hz, tx=tx, rx=rx, noise=noise, cdr=cdr, samples_per_ui=samples_per_ui)
-    ss = np.random.SeedSequence(check_seed(seed))
-    r_sym, r_txn, r_jit, r_rxn, r_agg, r_clk = (np.random.default_rng(s) for s in ss.spawn(6))
-    n_agg = len(lk.pulse.aggressors)
-    agg_rngs = [np.random.default_rng(s)
-                for s in np.random.SeedSequence(int(r_agg.integers(2**63))).spawn(max(n_agg, 1))][:n_agg]
+    rngs, r_agg = _streams(seed, len(lk.pulse.aggressors))
     tab = build_tables(lk, jitter, cdr, thr, span_ui, r_agg)
     st = _State(lk, tx, rx, cdr, tab, eye, eye_bins, waveform_ui, max_errors_recorded)
-    _run(lk, tx, rx, cdr, jitter, tab, st, warmup, warmup + n_ui, chunk_ui, eye,
-         (r_sym, r_txn, r_jit, r_rxn, agg_rngs, r_clk))
+    _run(lk, tx, rx, cdr, jitter, tab, st, warmup, warmup + n_ui, chunk_ui, eye, rngs)
     config = {
         "baud_hz": lk.analog.baud_hz, "samples_per_ui": lk.analog.samples_per_ui, "n_ui": n_ui, "warmup_ui": warmup,
         "seed": seed, "tx": tx.to_dict(), "rx": rx.to_dict(), "noise": noise.to_dict(), "jitter": jitter.to_dict(),
@@ -130,6 +125,17 @@ def simulate(
         "aggressors": tab.agg_S.shape[0],
     }
     return assemble(lk, tx, cdr, st, config, warmup)
+
+
+def _streams(seed, n_agg: int):
+    """The run's random streams from one seed: symbols, Tx noise, Tx jitter, Rx noise, one
+    per aggressor (spawned from the aggressors' stream, which also draws their phases) and
+    the sampling clock's; and the aggressors' stream."""
+    ss = np.random.SeedSequence(check_seed(seed))
+    r_sym, r_txn, r_jit, r_rxn, r_agg, r_clk = (np.random.default_rng(s) for s in ss.spawn(6))
+    agg_rngs = [np.random.default_rng(s)
+                for s in np.random.SeedSequence(int(r_agg.integers(2**63))).spawn(max(n_agg, 1))][:n_agg]
+    return (r_sym, r_txn, r_jit, r_rxn, agg_rngs, r_clk), r_agg
 
 
 def _parts(tx, rx, noise, jitter, cdr):
