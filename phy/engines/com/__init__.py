@@ -1,8 +1,11 @@
 """Channel Operating Margin in the manner of IEEE 802.3 Annex 93A (and 163A, 178A): the
 parameter sets (:mod:`.params`), the margin and the equaliser search (:mod:`.margin`,
-its figure of merit in a Numba kernel)."""
+its figure of merit in a Numba kernel), and the effective return loss of 93A.5
+(:mod:`.erl`)."""
 
+from .erl import ERL_PRESETS, ErlParams, ErlResult, effective_return_loss
 from .margin import MarginResult, channel_margin
 from .params import ComParams
 
-__all__ = ["ComParams", "MarginResult", "channel_margin"]
+__all__ = ["ComParams", "ERL_PRESETS", "ErlParams", "ErlResult", "MarginResult", "channel_margin",
+           "effective_return_loss"]
