@@ -5,7 +5,8 @@ applications, one package per stage, the imports flowing one way:
   receiver, clock recovery, the front end) and the prepared link
   (:func:`phy.serdes.prepare_link`), the one input of the engines;
 * :mod:`phy.engines`: the time-domain simulator (:func:`simulate`), the statistical eye
-  (:func:`statistical_eye`) and COM (:func:`channel_margin`);
+  (:func:`statistical_eye`) and COM (:func:`channel_margin`, with the effective return
+  loss :func:`effective_return_loss`);
 * :mod:`phy.link`: the link roll-up (:func:`evaluate_link`, :func:`search_link`), its
   PHY and link-layer latency;
 * :mod:`phy.latency`: the layers above the link (switch queueing, endpoints, software and
@@ -31,6 +32,7 @@ from .engines import (
     ComParams, EyeDiagram, MarginResult, SimulationResult, StatEye, Waveform, channel_margin, simulate,
     statistical_eye,
 )
+from .engines.com import ErlParams, ErlResult, effective_return_loss
 from .errors import CdrLockWarning, ConfigError
 from .link import (
     DEFAULT_TARGET_BER, Framing, LinkReport, LinkSearch, LinkSpec, OpticalClass, PathElement, Retry,
@@ -60,6 +62,8 @@ __all__ = [
     "Impairments",
     "ComParams",
     "ConfigError",
+    "ErlParams",
+    "ErlResult",
     "Ctle",
     "Dfe",
     "EyeDiagram",
@@ -75,6 +79,7 @@ __all__ = [
     "TxFfe",
     "Waveform",
     "channel_margin",
+    "effective_return_loss",
     "prepare_link",
     "signals",
     "simulate",

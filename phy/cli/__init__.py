@@ -4,8 +4,9 @@ Subcommands (``linkmodel SUBCOMMAND --help`` for each):
 
 * ``channel NAME_OR_FILE``: summarise a built-in channel or a Touchstone file: band,
   port order chosen, delay, insertion and return loss at each Nyquist frequency,
-  insertion-loss deviation, quality warnings, the pulse response's cursors, and its
-  crosstalk; ``--json`` for machine-readable output, ``--plot`` for a figure.
+  insertion-loss deviation, quality warnings, the pulse response's cursors, its
+  crosstalk, and the effective return loss of each port (``--erl-preset``); ``--json``
+  for machine-readable output, ``--plot`` for a figure.
 * ``library``: the built-in channels and their documented losses.
 * ``demo``: the whole chain on built-in defaults, no files needed: a 212.5 Gb/s PAM4 lane
   over 1 m of twinax, its eye (time domain and statistical) and BER, the FEC, the link
@@ -51,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--thru", default="auto", help="4-port order: auto (default), 12_34, 13_24 or 14_23")
     c.add_argument("--aggressors", action="store_true",
                    help="also load the crosstalk files beside a through file (names sharing the part before 'thru')")
+    c.add_argument("--erl-preset", default="auto", metavar="NAME",
+                   help="effective return loss (93A.5) of each port with this preset: 802.3ck_kr, 802.3ck_cr, "
+                        "802.3dj_kr, 802.3dj_cr, none, or auto (default: at each rate the CR preset of its family)")
     c.add_argument("--json", action="store_true", help="print JSON instead of text")
     c.add_argument("--plot", metavar="PNG", help="write loss and pulse-response plots to this file")
     c.set_defaults(func=_cmd_channel)

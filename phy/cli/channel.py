@@ -1,5 +1,6 @@
 """``linkmodel channel`` and ``linkmodel library``: a channel's band, port order, delay,
-losses, quality and pulse response (text, JSON or a plot), and the built-in channels."""
+losses, quality, pulse response and effective return loss of each port (text, JSON or a
+plot), and the built-in channels."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ import numpy as np
 
 import channels
 from channels import ChannelError, ChannelQualityWarning
+
+from ..engines.com.erl import ErlParams, effective_return_loss, preset_for_baud
+from ..errors import ConfigError
 
 
 def _open(target: str, thru: str, aggressors: str | None) -> channels.Channel:
@@ -30,8 +34,34 @@ def _open(target: str, thru: str, aggressors: str | None) -> channels.Channel:
     return channels.load(target, thru=thru, aggressors=aggressors)
 
 
-def channel_report(ch: channels.Channel, bauds_hz, samples_per_ui: int = 32) -> dict:
-    """The figures ``linkmodel channel`` prints, as a plain dict (units in the keys)."""
+def erl_sets(bauds_hz, preset: str = "auto") -> list[ErlParams]:
+    """The ERL parameter sets ``linkmodel channel`` uses: ``"auto"``, at each rate the CR
+    preset of its family (:func:`phy.engines.com.erl.preset_for_baud`, the rule the link
+    report follows); ``"none"``; or one named preset (``802.3ck_kr`` ...) at its own rate."""
+    if preset == "none":
+        return []
+    if preset == "auto":
+        return [preset_for_baud(b) for b in bauds_hz]
+    return [ErlParams.preset(preset)]
+
+
+def erl_report(ch: channels.Channel, p: ErlParams) -> dict:
+    """ERL of both ports for one parameter set, as a plain dict (the reason when the data
+    cannot give it)."""
+    entry = {"preset": p.name, "baud_gbd": p.baud_hz / 1e9, "limit_db": p.limit_db, "source": p.source, "ports": []}
+    try:
+        res = effective_return_loss(ch, p)
+    except ConfigError as e:
+        entry["unavailable"] = str(e)
+        return entry
+    entry["ports"] = [{"port": r.port, "erl_db": r.erl_db, "passes": r.passes} for r in res]
+    entry["notes"] = sorted({n for r in res for n in r.notes[1:]})
+    return entry
+
+
+def channel_report(ch: channels.Channel, bauds_hz, samples_per_ui: int = 32, erl: str = "auto") -> dict:
+    """The figures ``linkmodel channel`` prints, as a plain dict (units in the keys); ``erl``
+    chooses the ERL sets (:func:`erl_sets`)."""
     rep = ch.summary(bauds_hz)
     rows = []
     for row in rep["nyquist"]:
@@ -62,6 +92,7 @@ def channel_report(ch: channels.Channel, bauds_hz, samples_per_ui: int = 32) -> 
         "quality_problems": rep["quality_problems"],
         "aggressors": rep["aggressors"],
         "rates": rows,
+        "erl": [erl_report(ch, p) for p in erl_sets(bauds_hz, erl)],
     }
 
 
@@ -87,10 +118,27 @@ def _print_report(r: dict) -> None:
             print(f"    FOM_ILD {row['fom_ild_db']:.3f} dB")
         for name, peak in row.get("crosstalk_peak", {}).items():
             print(f"    crosstalk {name}: peak {peak:.5f}")
+    for e in r.get("erl", []):
+        _print_erl(e)
     for p in r["quality_problems"]:
         print(f"quality      {p}")
     if not r["quality_problems"]:
         print("quality      passive, reciprocal and causal (IEEE 370: good)")
+
+
+def _print_erl(e: dict) -> None:
+    head = f"ERL ({e['preset']})"
+    if not e["ports"]:
+        print(f"{head}  unavailable: {e['unavailable']}")
+        return
+    ports = ", ".join(f"port {x['port']} {x['erl_db']:.2f} dB" for x in e["ports"])
+    verdict = ""
+    if e["limit_db"] is not None:
+        failing = [str(x["port"]) for x in e["ports"] if not x["passes"]]
+        verdict = f" (limit {e['limit_db']:g} dB: " + ("pass)" if not failing else f"fail at port {', '.join(failing)})")
+    print(f"{head}  {ports}{verdict}")
+    for n in e.get("notes", []):
+        print(f"    {n}")
 
 
 def _plot(ch: channels.Channel, baud: float, path: str) -> None:
@@ -132,7 +180,7 @@ def _cmd_channel(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ChannelQualityWarning)
         ch = _open(args.target, args.thru, "auto" if args.aggressors else None)
-        report = channel_report(ch, bauds, args.samples_per_ui)
+        report = channel_report(ch, bauds, args.samples_per_ui, args.erl_preset)
     report["warnings"] = [str(w.message) for w in caught if issubclass(w.category, ChannelQualityWarning)]
     if args.json:
         print(json.dumps(report, indent=2))

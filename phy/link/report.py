@@ -5,12 +5,13 @@ its reasons)."""
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
 import channels
 
+from ..engines.com.erl import effective_return_loss, preset_for_baud
 from ..errors import ConfigError
 from .equalise import Segment, segments
 from .latency import latency_layers, latency_terms, rate_chain
@@ -58,8 +59,12 @@ class SegmentReport:
         insertion and return loss at Nyquist, FOM_ILD (:meth:`channels.Channel.ild`),
         and ICN with its NEXT and FEXT parts and the number of aggressors
         (:func:`channels.icn.icn`, the 802.3ck CR sheet's parameters at 53.125 GBd, the
-        802.3dj 200G sheet's otherwise); a figure the data cannot give is None, with
-        the reason under ``"unavailable"``.
+        802.3dj 200G sheet's otherwise); and the effective return loss of each port
+        (``erl_db``: ``port1``, ``port2``; 93A.5, :func:`phy.engines.com.erl.effective_return_loss`)
+        of the medium at its own ports, packages not included as 93A.5 measures it, with
+        the CR preset of the rate's family (``erl_preset``, ``erl_limit_db``,
+        ``erl_passes``). A figure the data cannot give is None, with the reason under
+        ``"unavailable"``.
     """
 
     name: str
@@ -194,7 +199,9 @@ def _channel_line(seg: SegmentReport) -> str:
     fom = "" if c.get("fom_ild_db") is None else f", FOM_ILD {c['fom_ild_db']:.3f} dB"
     xt = ("" if c.get("icn_v") is None else
           f", ICN {c['icn_v'] * 1e3:.3g} mV ({c['n_next']} NEXT, {c['n_fext']} FEXT)")
-    return f"\n  channel: IL {c['il_db_nyquist']:.2f} dB, RL {c['rl_db_nyquist']:.2f} dB at Nyquist{fom}{xt}"
+    erl = ("" if c.get("erl_db") is None else
+           f", ERL {c['erl_db']['port1']:.2f}/{c['erl_db']['port2']:.2f} dB ({c['erl_preset']})")
+    return f"\n  channel: IL {c['il_db_nyquist']:.2f} dB, RL {c['rl_db_nyquist']:.2f} dB at Nyquist{fom}{xt}{erl}"
 
 
 def _plain(x):
@@ -278,7 +285,7 @@ def _report(spec: LinkSpec, eyes: tuple[Segment, ...]) -> LinkReport:
         name=spec.name, passes=passes, reasons=reasons, lanes=spec.lanes, lane_rate_bps=spec.lane_rate_bps,
         baud_hz=spec.baud_hz, modulation=spec.modulation, fec=None if code is None else code.name,
         interleave=spec.interleave, precoding=spec.precoding, retry=spec.retry is not None,
-        segments=[_segment_report(e, required) for e in eyes],
+        segments=[_segment_report(e, required, bare) for e, bare in zip(eyes, _own_channels(spec, eyes))],
         pre_fec_ber=float(min(0.5, der / spec.bits_per_symbol)),  # Gray: one bit per level error, bursts included
         pre_fec_der=der, post_fec_ber=float(post),
         codeword_error_ratio=None if cer is None else float(cer), frame_loss_ratio=None if flr is None else float(flr),
@@ -321,17 +328,31 @@ def _reasons(spec: LinkSpec, eyes, der: float, post: float, required: float, ret
     return reasons
 
 
-def _segment_report(e: Segment, target: float) -> SegmentReport:
+def _own_channels(spec: LinkSpec, eyes) -> list:
+    """Each segment's medium at its own ports, before the packages (what 93A.5 measures ERL
+    on): the link's channel, or an optical class's host channel; None for a linear optical
+    path (electrical and optical in one) and the optical span."""
+    if spec.channel is not None:
+        return [spec.channel] * len(eyes)
+    if spec.optics.kind == "dsp":
+        return [None if e.equalisation == "module DSP" else spec.optics.host for e in eyes]
+    return [None] * len(eyes)
+
+
+def _segment_report(e: Segment, target: float, own: channels.Channel | None = None) -> SegmentReport:
     """One segment's part of the report, its eye heights at ``target``."""
     return SegmentReport(e.name, e.ser, e.der, e.dfe.tolist(), float(e.eye.main_v[e.eye.centre]),
                          e.eye.heights_v(target).tolist(), target, dict(e.eye.sigma_v), e.equalisation,
                          e.tx.to_dict(), e.rx.to_dict(), e.com_db, e.delay_s, list(e.notes), e.cdr.to_dict(),
                          [list(c) for c in e.candidates],
-                         channel_figures(e.channel, e.baud_hz) if e.equalisation != "module DSP" else {})
+                         channel_figures(e.channel, e.baud_hz, own, e.tx.levels.size)
+                         if e.equalisation != "module DSP" else {})
 
 
-def channel_figures(ch: channels.Channel, baud_hz: float) -> dict:
-    """Insertion loss, return loss, FOM_ILD and ICN of ``ch`` side by side (see
+def channel_figures(ch: channels.Channel, baud_hz: float, own: channels.Channel | None = None,
+                    levels: int = 4) -> dict:
+    """Insertion loss, return loss, FOM_ILD and ICN of ``ch`` side by side, and the ERL of
+    ``own``, the medium at its own ports, for a PAM-``levels`` signal (see
     :class:`SegmentReport` ``channel``)."""
     from channels import icn
 
@@ -355,4 +376,33 @@ def channel_figures(ch: channels.Channel, baud_hz: float) -> dict:
         out.update(icn_v=r.total_v, icn_next_v=r.nx_v, icn_fext_v=r.fx_v, icn_parameters=preset.source)
     except channels.ChannelError as ex:
         out["unavailable"]["icn_v"] = str(ex)
+    out.update(erl_db=None, erl_preset=None, erl_limit_db=None, erl_passes=None)
+    if own is None:
+        out["unavailable"]["erl_db"] = "no S-parameter medium of its own (a linear optical path)"
+        return out
+    p = preset_for_baud(baud_hz)
+    p = p if p.levels == levels else p.with_(levels=levels)
+    try:
+        r1, r2 = _erl(own, p)
+    except ConfigError as ex:
+        out["unavailable"]["erl_db"] = str(ex)
+        return out
+    out.update(erl_db={"port1": r1.erl_db, "port2": r2.erl_db}, erl_preset=p.name, erl_limit_db=p.limit_db,
+               erl_passes=None if p.limit_db is None else bool(r1.passes and r2.passes), erl_parameters=p.source)
     return out
+
+
+_ERL: dict = {}  # recent ERLs by channel object and parameters: a sweep meets the same channel again
+
+
+def _erl(ch: channels.Channel, p):
+    key = (id(ch), p)
+    hit = _ERL.get(key)
+    if hit is not None and hit[0] is ch:
+        return hit[1]
+    res = effective_return_loss(ch, p)  # the figures are kept, not the traces
+    res = tuple(replace(r, time_s=r.time_s[:0], tdr=r.tdr[:0], ptdr=r.ptdr[:0], weight=r.weight[:0]) for r in res)
+    _ERL[key] = (ch, res)
+    if len(_ERL) > 64:
+        _ERL.pop(next(iter(_ERL)))
+    return res

@@ -3,9 +3,15 @@ parameter sets (:mod:`.params`), the margin and the equaliser search (:mod:`.mar
 its figure of merit in a Numba kernel), and the effective return loss of 93A.5
 (:mod:`.erl`)."""
 
-from .erl import ERL_PRESETS, ErlParams, ErlResult, effective_return_loss
+from .erl import (
+           ERL_PRESETS,
+           ErlParams,
+           ErlResult,
+           effective_return_loss,
+           preset_for_baud,
+)
 from .margin import MarginResult, channel_margin
 from .params import ComParams
 
 __all__ = ["ComParams", "ERL_PRESETS", "ErlParams", "ErlResult", "MarginResult", "channel_margin",
-           "effective_return_loss"]
+           "effective_return_loss", "preset_for_baud"]

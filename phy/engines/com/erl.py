@@ -48,7 +48,7 @@ from ...errors import ConfigError
 from ..pmf import discrete_pmf, gauss_convolve, split_variance
 from .params import ComParams
 
-__all__ = ["ERL_PRESETS", "ErlParams", "ErlResult", "effective_return_loss"]
+__all__ = ["ERL_PRESETS", "ErlParams", "ErlResult", "effective_return_loss", "preset_for_baud"]
 
 _PRE_S = 500e-12  # record before the step (the reference code's TDR pre-delay)
 _MAX_SAMPLES = 1 << 22
@@ -178,6 +178,18 @@ class ErlParams:
 
 ERL_PRESETS = {"802.3ck_kr": ErlParams.ieee_802_3ck_kr, "802.3ck_cr": ErlParams.ieee_802_3ck_cr,
                "802.3dj_kr": ErlParams.ieee_802_3dj_kr, "802.3dj_cr": ErlParams.ieee_802_3dj_cr}
+
+
+def preset_for_baud(baud_hz: float, kind: str = "cr") -> ErlParams:
+    """The 802.3ck preset below 80 GBd, the 802.3dj one above (``kind`` ``"cr"`` or ``"kr"``),
+    moved to ``baud_hz`` (and so named) when it is not the preset's own rate."""
+    b = number(baud_hz, "baud_hz", positive=True)
+    if kind not in ("cr", "kr"):
+        raise ConfigError(f"kind must be 'cr' or 'kr', got {kind!r}")
+    p = ErlParams.preset(f"802.3{'ck' if b < 80e9 else 'dj'}_{kind}")
+    if np.isclose(b, p.baud_hz, rtol=1e-9):
+        return p
+    return replace(p, name=f"{p.name} at {b / 1e9:g} GBd", baud_hz=b, source=f"{p.source}, moved to {b / 1e9:g} GBd")
 
 
 @dataclass(frozen=True, eq=False)
