@@ -96,7 +96,7 @@ def test_a_long_impedance_step_settles_at_its_reflection_coefficient():
 @pytest.mark.parametrize("tau_ui", [1.0, 5.0, 8.0])
 def test_the_weighting_ramp(tau_ui):
     """A reflection inside the ramp: its PTDR is centred half a UI after 2 tau, at x UI after
-    T_fx = 0, where w = rho_x (1 + rho_x) exp(-((x - N_bx - 1) / (N_bx + 1))^2) (93A-57,
+    T_fx = 0, where w = rho_x (1 + rho_x) exp(-((x - N_bx - 1) / (N_bx + 1))^2) (G_rr,
     beta_x = 0); w changes little over the pulse, so R = |Gamma| w(x)."""
     p = NO_RING
     tb = 1 / p.baud_hz

@@ -4,11 +4,11 @@ its figure of merit in a Numba kernel), and the effective return loss of 93A.5
 (:mod:`.erl`)."""
 
 from .erl import (
-           ERL_PRESETS,
-           ErlParams,
-           ErlResult,
-           effective_return_loss,
-           preset_for_baud,
+    ERL_PRESETS,
+    ErlParams,
+    ErlResult,
+    effective_return_loss,
+    preset_for_baud,
 )
 from .margin import MarginResult, channel_margin
 from .params import ComParams

@@ -1,6 +1,10 @@
 """Effective return loss (ERL) of each port of a channel, IEEE 802.3 Annex 93A.5 as 802.3cd,
-802.3ck and 802.3dj use it, computed the way the reference COM code does (``get_TDR`` of
-``com_ieee8023_93a_450.m``; the steps and the lines read are in ``../shared/REFERENCES.md``).
+802.3ck and 802.3dj use it, computed the way the public reference COM code does: ``get_TDR``,
+``get_StepR``, ``get_PulseR``, ``process_sxp`` and the parameter defaults of
+``com_ieee8023_93a_450.m`` (MATLAB COM 4.50, mirrored as Omer-Sella/COM), with the values of
+its configuration sheets (``ErlParams`` presets). The standard's own text and equation
+numbers were not at hand: the weighting is the code's ``Grr`` 1 form (the ``.3cd`` release),
+which the sheets select (no ``Gx``), and agrees with SignalIntegrity's ERL utility.
 
 For each port, with the other port terminated in the TDR's reference ``2 Z_t``:
 
@@ -13,7 +17,7 @@ For each port, with the other port terminated in the TDR's reference ``2 Z_t``:
    ``f_r f_b`` (93A-20) and the raised-cosine (Tukey) window from ``f_r f_b`` to ``f_b``,
    on a grid of ``samples_per_ui`` points per UI.
 3. **PTDR**, the reflection of one UI-long symbol: ``PTDR(t) = TDR(t) - TDR(t - T_b)``.
-4. **Gating and weighting** (93A-57/58 as the ``.3cd``/``.3ck`` sheets run it): with
+4. **Gating and weighting** (``G_rr`` and ``G_loss`` as the ``.3cd``/``.3ck`` sheets run them): with
    ``x = (t - T_fx) / T_b``, ``w = 0`` before ``T_fx``; over the ``N_bx + 1`` UI after it
    ``w = rho_x (1 + rho_x) exp(-((x - N_bx - 1) / (N_bx + 1))^2) 10^(beta_x (t - t_k) / 20)``
    with ``t_k = T_fx + (N_bx + 1) T_b``; ``w = 1`` later, up to ``N`` UI after ``T_fx``.
@@ -196,31 +200,15 @@ def preset_for_baud(baud_hz: float, kind: str = "cr") -> ErlParams:
 class ErlResult:
     """ERL of one port and the traces behind it.
 
-    Attributes
-    ----------
-    port : int
-        1 (Sdd11) or 2 (Sdd22).
-    erl_db : float
-        ``-20 log10 R`` (300 dB when the reflection is at the numerical floor).
-    reflection : float
-        ``R``: minus the ``DER_0`` quantile of the reflected PAM signal (V per V of symbol).
-    limit_db, passes : float or None, bool or None
-        The preset's threshold and ``erl_db >= limit_db`` (None without a threshold).
-    time_s : ndarray
-        Time from the step's launch (the middle of its edge).
-    tdr, ptdr, weight : ndarray
-        The step's reflection coefficient, the one-UI pulse's reflection and ``w(t)``.
-    phase_index : int
-        The sampling phase (samples after each UI boundary of ``time_s``).
-    sample_time_s, samples : ndarray
-        ``R_eff`` at that phase, one sample per UI, from ``T_fx`` on.
-    reference_ohm : float
-        ``2 Z_t``, the TDR's differential reference.
-    extrapolated_above_hz : float or None
-        Where the channel's data end, when the filters needed more.
-    params : dict
-    notes : list of str
-    seconds : float
+    ``port`` 1 (Sdd11) or 2 (Sdd22); ``erl_db`` ``-20 log10 R`` (300 dB at the numerical
+    floor); ``reflection`` ``R``, minus the ``DER_0`` quantile of the reflected PAM signal (V
+    per V of symbol); ``limit_db`` and ``passes`` the preset's threshold and ``erl_db >=
+    limit_db`` (None without one). ``time_s`` runs from the step's launch (the middle of its
+    edge); ``tdr``, ``ptdr`` and ``weight`` are the step's reflection coefficient, the one-UI
+    pulse's reflection and ``w(t)``; ``phase_index`` the sampling phase (samples after each
+    UI boundary of ``time_s``); ``sample_time_s`` and ``samples`` ``R_eff`` at that phase,
+    one per UI from ``T_fx`` on; ``reference_ohm`` ``2 Z_t``; ``extrapolated_above_hz``
+    where the data end when the filters needed more.
     """
 
     port: int
@@ -252,13 +240,12 @@ class ErlResult:
         return self.reference_ohm * (1 + rho) / (1 - rho)
 
     def to_dict(self, include_traces: bool = False) -> dict:
-        d = {"port": self.port, "erl_db": self.erl_db, "reflection": self.reflection, "limit_db": self.limit_db,
-             "passes": self.passes, "phase_index": self.phase_index, "reference_ohm": self.reference_ohm,
-             "extrapolated_above_hz": self.extrapolated_above_hz, "params": self.params, "notes": list(self.notes),
-             "seconds": self.seconds}
+        keys = ("port", "erl_db", "reflection", "limit_db", "passes", "phase_index", "reference_ohm",
+                "extrapolated_above_hz", "params", "notes", "seconds")
+        d = {k: getattr(self, k) for k in keys}
         if include_traces:
-            for k in ("time_s", "tdr", "ptdr", "weight", "sample_time_s", "samples"):
-                d[k] = getattr(self, k).tolist()
+            d.update({k: getattr(self, k).tolist() for k in ("time_s", "tdr", "ptdr", "weight", "sample_time_s",
+                                                              "samples")})
         return d
 
 
@@ -361,7 +348,7 @@ def _traces(ch: channels.Channel, gam: np.ndarray, p: ErlParams):
 
 
 def _weight(t: np.ndarray, p: ErlParams, t_fx: float) -> np.ndarray:
-    """``w(t)``: 0 before ``T_fx``, the ramp of 93A-57/58 over ``N_bx + 1`` UI, 1 after, 0 past ``N`` UI."""
+    """``w(t)``: 0 before ``T_fx``, the ``G_rr G_loss`` ramp over ``N_bx + 1`` UI, 1 after, 0 past ``N`` UI."""
     tb = 1.0 / p.baud_hz
     x = (t - t_fx) / tb
     k = p.n_bx + 1
@@ -373,8 +360,8 @@ def _one_port(k, t, tdr, ptdr, span_s, extrap, ch, p: ErlParams, t0) -> ErlResul
     M = p.samples_per_ui
     t_fx = p.t_fx_s[k - 1]
     w = _weight(t, p, t_fx)
-    notes = ["93A.5 as the reference COM code computes it: no package, both ports at 2 Z_t; G_rr of 93A-57 "
-             "(the .3cd/.3ck sheets' form); sampling phase of largest sum of squares (ERL_FOM = 1)"]
+    notes = ["93A.5 as the reference COM code computes it: no package, both ports at 2 Z_t; G_rr in the "
+             "form the .3cd/.3ck sheets select; sampling phase of largest sum of squares (ERL_FOM = 1)"]
     if t_fx + p.n_ui / p.baud_hz > span_s:
         w = np.where(t > span_s, 0.0, w)
         notes.append(f"PTDR cut at {span_s * 1e9:.4g} ns, the data's time span 1/df, short of T_fx + N UI "
@@ -415,7 +402,7 @@ def _reflection_at_der(values: np.ndarray, levels: int, der0: float) -> float:
     nb += 1 - nb % 2  # odd: 0 is the middle bin
     dv = 2 * support / (nb - 16)
     v0 = -(nb // 2) * dv
-    pmf = discrete_pmf(big, lv, v0, dv, nb)
+    pmf = discrete_pmf(np.ascontiguousarray(big[::-1]), lv, v0, dv, nb)  # smallest first: the grid widens late
     if sigma > 0:
         pmf = gauss_convolve(pmf, float(np.sqrt(max(sigma**2 / dv**2 - split_variance(big, lv, dv), 0.0))))
     cdf = np.cumsum(pmf)
