@@ -1,7 +1,9 @@
 """Touchstone import: robust reading, and loading a file (with its crosstalk) as a Channel.
 
-Every file goes through :func:`read_network`, which hands the text to scikit-rf's
-Touchstone parser and then checks what came back, so that a malformed file raises
+Every file goes through :func:`read_network`, which parses the text as scikit-rf's
+Touchstone parser does (with :mod:`channels._tsread`: scikit-rf's own code around a numpy
+reader of the numeric block, the same network bit for bit, scikit-rf's parser itself for
+what the fast path does not read) and then checks what came back, so that a malformed file raises
 :class:`~channels.errors.ChannelError` naming the problem instead of a traceback
 from inside numpy (or, worse, a silently wrong network). The path, the bytes, the
 option line and the parsed structure are checked in :mod:`channels._tsfile`; whether
@@ -14,7 +16,6 @@ The port order and the pairing of multi-port files are :mod:`channels.ports`.
 
 from __future__ import annotations
 
-import io
 import os
 import warnings
 from pathlib import Path
@@ -23,7 +24,7 @@ from typing import Iterable
 import numpy as np
 import skrf as rf
 
-from . import _plausible, _tsfile
+from . import _plausible, _tsfile, _tsread
 from .channel import Channel
 from .errors import ChannelError, ChannelQualityWarning
 from .ports import Lane, PortOrder, match_lanes, pairs_from_names
@@ -74,10 +75,8 @@ def read_network(path: str | Path) -> rf.Network:
     if not text.strip():
         raise ChannelError(f"{path.name}: the file is empty")
     opt, parse_text = _tsfile.parse_option_line(text, path.name)
-    buf = io.StringIO(parse_text)
-    buf.name = path.name  # scikit-rf takes the port count from the name's extension
-    try:
-        ntwk = rf.Network(buf)
+    try:  # scikit-rf's network, read by the fast reader (scikit-rf's parser where it must)
+        ntwk, _ = _tsread.read_text(parse_text, path.name)  # the name's extension gives the port count
     except Exception as exc:  # scikit-rf raises ValueError/IndexError/... on bad data
         why = _tsfile.diagnose_data(text, nports, path.name) if nports else str(exc)
         raise ChannelError(f"{path.name}: malformed Touchstone data: {why}") from exc

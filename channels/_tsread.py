@@ -1,0 +1,342 @@
+"""A fast Touchstone reader that returns what scikit-rf's parser returns, bit for bit.
+
+scikit-rf reads a Touchstone file line by line in Python (``skrf.io.touchstone.Touchstone
+._parse_file``): about 90 ms for a 6,000-point four-port, most of it the numeric block.
+:func:`read_text` keeps scikit-rf's own code for everything but that loop:
+
+* The header, up to the first data line, goes through a copy of scikit-rf's loop: the same
+  keyword table, the same :class:`skrf.io.touchstone.ParserState` methods for the option
+  line, comments and port names, the same ``[Reference]`` continuation reading.
+* The rest is read at once with numpy: the lines whose first character is ``!``, ``#`` or
+  ``[`` are found and handled in order as scikit-rf handles them (a comment, the option
+  line, ``[End]``); everything from a ``!`` to the end of a line is blanked, as
+  scikit-rf's ``line.partition("!")`` drops it; the numbers are read by
+  :func:`channels._tsnumbers.parse_numbers`, equal to ``float`` bit for bit. scikit-rf
+  takes a line's first number as a frequency when the numbers so far fill whole points;
+  the reader checks that this agrees with reading every ``1 + numbers_per_line`` numbers
+  as one point (every point starts a line, no line starts one number into a point).
+* Then scikit-rf's own ``Touchstone.load_file`` (MA/DB/RI, upper/lower matrices, the
+  two-port order, mixed modes, Y/Z to S, frequency units, reference impedances) and a
+  copy of ``Network.read_touchstone`` build the :class:`skrf.Network`, so every attribute
+  (``f``, ``s``, ``z0``, ``comments``, ``comments_after_option_line``, ``variables``,
+  ``port_names``, ``s_def``, ``port_modes``, ``gamma``, ``name``) is scikit-rf's.
+
+Where the file uses something the fast path does not read, the whole file goes to
+scikit-rf's parser instead, so the result is never different from scikit-rf's: noise data
+(Touchstone 2 ``[Noise Data]``, or a Touchstone 1 two-port whose frequency steps back),
+HFSS ``! Gamma`` / ``! Port Impedance`` comments, a keyword other than ``[End]`` after the
+first data line, data before ``[Number of Ports]`` in a ``.ts`` file, a two-port upper or
+lower matrix in the 21_12 order (scikit-rf 2.2 fills its S12 and S21 from uninitialised
+memory, so no reader can match it), an extension that is
+neither ``.sNp`` nor ``.ts``, numbers laid out so that a point starts inside a line or a
+line holds only a frequency, a token ``float`` refuses (scikit-rf then raises its own
+error), non-ASCII text outside comments, and a scikit-rf version other than the ones the
+reader was checked against (:data:`TESTED_SKRF`). ``enabled = False`` turns the fast path
+off.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+
+import numpy as np
+import skrf as rf
+from skrf.frequency import Frequency
+from skrf.io import touchstone as _skts
+
+from ._tsnumbers import STRUCTURE_TABLE, parse_numbers
+
+__all__ = ["TESTED_SKRF", "enabled", "read_text"]
+
+TESTED_SKRF = ("2.2.",)  # scikit-rf versions whose parser this reader reproduces (tests check it)
+enabled = rf.__version__.startswith(TESTED_SKRF)
+
+
+class _Fallback(Exception):
+    """The file uses something the fast path does not read: scikit-rf's parser reads it."""
+
+
+def _fallback(*_args) -> None:
+    raise _Fallback
+
+
+class _FastTouchstone(_skts.Touchstone):
+    """scikit-rf's Touchstone reader with the numeric block read by numpy."""
+
+    def _parse_file(self, fid: "_Source") -> _skts.ParserState:
+        text = fid.text
+        lines = _Lines(text)  # what scikit-rf's loop reads the header from (and [Reference] from)
+        state = _skts.ParserState()
+        extension = self.filename.split(".")[-1].lower()
+        m = re.match(r"[ghsyz](\d+)p", extension)
+        if m:
+            state.rank = int(m.group(1))
+        elif extension != "ts":
+            raise _Fallback  # scikit-rf's own check of the first lines and its message
+        # scikit-rf's keyword tables, in its order (Touchstone._parse_file)
+        self._parse_dict = {
+            "[version]": lambda x: setattr(self, "version", x.split()[1]),
+            "#": lambda x: state.parse_option_line(x),
+            "! gamma": _fallback,
+            "! port impedance": _fallback,
+            "! port": state.parse_port,
+            "! terminal data exported": lambda _: setattr(state, "ansys_data_type", "terminal"),
+            "! modal data exported": lambda _: setattr(state, "ansys_data_type", "modal"),
+            "!": state.append_comment,
+        }
+        self._parse_dict_v2 = {
+            "[number of ports]": lambda x: setattr(state, "rank", int(x.split()[3])),
+            "[reference]": lambda x: setattr(
+                state, "resistance", self._parse_n_floats(line=x, fid=lines, n=state.rank, before_comment=True)
+            ),
+            "[number of frequencies]": lambda x: setattr(self, "frequency_nb", int(x.split()[3])),
+            "[matrix format]": lambda x: setattr(state, "matrix_format", x.split()[2].lower()),
+            "[network data]": lambda _: setattr(state, "parse_network", True),
+            "[noise data]": _fallback,
+            "[two-port data order]": lambda x: setattr(state, "two_port_order_legacy", "21_12" in x),
+            "[number of noise frequencies]": _fallback,
+            "[mixed-mode order]": lambda line: setattr(state, "mixed_mode_order", line.lower().split()[2:]),
+            "[end]": lambda x: None,
+        }
+        start = self._read_header(lines)
+        if start is not None:
+            if not state.parse_network or state.rank is None:
+                raise _Fallback
+            if state.rank == 2 and state.two_port_order_legacy and state.matrix_format != "full":
+                raise _Fallback  # scikit-rf 2.2 leaves S12 = S21 as np.empty's leftovers here
+            state.f, state.s = self._read_data(text[start:], state)
+        if not state.port_names or len(state.port_names) != state.rank:
+            port_names = self._parse_port(lines)
+            if len(port_names) == state.rank:
+                state.port_names = {i: name for i, name in enumerate(port_names)}
+        return state
+
+    def _read_header(self, fid: "_Lines") -> int | None:
+        """scikit-rf's line loop up to the first data line; that line's offset in the text."""
+        while True:
+            start = fid.tell()
+            line = fid.readline()
+            if not line:
+                return None
+            line_l = line.strip()
+            if not line_l:
+                continue
+            if line_l[0] in {"!", "#", "["}:
+                for k, v in self._parse_dict.items():
+                    if line_l.lower().startswith(k):
+                        v(line_l)
+                        break
+                else:
+                    k = None
+                if k is not None:
+                    continue
+            return start
+
+    def _read_data(self, rest: str, state: _skts.ParserState) -> tuple[np.ndarray, np.ndarray]:
+        """Frequencies and raw values (as ``state.f`` and ``state.s``) of the lines from the
+        first data line on; the comment and keyword lines among them go to ``state``."""
+        ascii_text = rest.isascii()
+        raw = rest.encode("ascii" if ascii_text else "utf-8")
+        b = np.frombuffer(raw.translate(STRUCTURE_TABLE), np.uint8)
+        nl = np.flatnonzero(b == 10)
+        line_start = np.concatenate((np.zeros(1, np.int64), nl + 1))
+        line_end = np.concatenate((nl, np.array([b.size], np.int64)))
+        if b"!" in raw or b"#" in raw or b"[" in raw:
+            b = self._blank_comments(b, raw, rest if ascii_text else None, nl, line_start, line_end, state)
+        res = parse_numbers(b)
+        if res is None:
+            raise _Fallback  # a token float() refuses: scikit-rf raises its own error
+        v, st, _ = res
+        per_point = state.numbers_per_line + 1
+        n = v.size
+        first = np.searchsorted(st, line_start)  # index of each line's first token
+        starts = first[first < np.append(first[1:], n)]  # lines that hold numbers
+        is_start = np.zeros(n + 1, bool)
+        is_start[starts] = True
+        if n % per_point or not is_start[0:n:per_point].all() or np.any(starts % per_point == 1):
+            raise _Fallback  # scikit-rf would pair the numbers up otherwise (or fail)
+        pts = v.reshape(-1, per_point)
+        f = pts[:, 0].copy()
+        if state.rank == 2 and self.version == "1.0" and np.any(f[1:] < f[:-1]):
+            raise _Fallback  # a Touchstone 1 two-port's noise block
+        return f, pts[:, 1:].ravel()
+
+    def _blank_comments(self, b, raw, text, nl, line_start, line_end, state) -> np.ndarray:
+        """``b`` with every comment (from a line's first ``!`` to its end) and every line that
+        starts with ``#`` or ``[`` blanked; those lines are handled in order, as scikit-rf's
+        loop would (only a comment, a later option line or ``[End]`` may follow the data)."""
+        bang, bang_line = _first_per_line(np.flatnonzero(b == 33), nl)
+        if b"#" in raw or b"[" in raw:
+            other, other_line = _first_per_line(np.flatnonzero((b == 35) | (b == 91)), nl)
+            both = np.concatenate((bang, other))
+            cand, cand_line = _first_per_line(np.sort(both), nl)
+        else:
+            cand, cand_line = bang, bang_line
+        special = _blank_before(b, line_start[cand_line], cand)  # the line's first non-blank character
+        lines = cand[special].tolist(), line_end[cand_line[special]].tolist()
+        if text is not None:
+            self._data_keywords([text[i:k] for i, k in zip(*lines)], state)
+        else:
+            self._data_keywords([raw[i:k].decode("utf-8") for i, k in zip(*lines)], state)
+        # cut each special line from its first character, every other line from its first "!"
+        cut_line = np.union1d(cand_line[special], bang_line)
+        cut = np.where(np.isin(cut_line, cand_line[special]),
+                       _lookup(cand_line, cand, cut_line), _lookup(bang_line, bang, cut_line))
+        lengths = line_end[cut_line] - cut
+        total = int(lengths.sum())
+        out = b.copy()
+        if total:
+            offsets = np.repeat(cut - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
+            out[np.arange(total) + offsets] = 32
+        return out
+
+    def _data_keywords(self, lines: list[str], state: _skts.ParserState) -> None:
+        """Comment and keyword lines after the first data line, in order, as scikit-rf's table
+        handles them."""
+        stripped = [line.strip() for line in lines]
+        if all(s[0] == "!" and not (s[1:2] == " " and s[2:3] in "gGpPtTmM") for s in stripped):
+            # plain comments only (none of "! gamma", "! port...", "! terminal...", "! modal..."):
+            # ParserState.append_comment for each, at once
+            (state.comments_after_option_line if state.option_line_parsed else state.comments).extend(stripped)
+            return
+        append = state.append_comment
+        for line_l in stripped:
+            if line_l[0] == "!" and not (line_l[1:2] == " " and line_l[2:3] in "gGpPtTmM"):
+                append(line_l)
+                continue
+            low = line_l.lower()
+            if low.startswith("#"):
+                state.parse_option_line(line_l)
+            elif low.startswith("!"):
+                if low.startswith(("! gamma", "! port impedance")):
+                    raise _Fallback
+                if low.startswith("! port"):
+                    state.parse_port(line_l)
+                elif low.startswith("! terminal data exported"):
+                    state.ansys_data_type = "terminal"
+                elif low.startswith("! modal data exported"):
+                    state.ansys_data_type = "modal"
+                else:
+                    append(line_l)
+            elif not (low.startswith("[end]") and "[end]" in self._parse_dict):
+                raise _Fallback  # a keyword scikit-rf would act on, or (Touchstone 1) fail on
+
+
+def _first_per_line(pos: np.ndarray, nl: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first of the sorted byte offsets ``pos`` on each line, and its line number."""
+    line = np.searchsorted(nl, pos)
+    first = np.ones(pos.size, bool)
+    first[1:] = line[1:] != line[:-1]
+    return pos[first], line[first]
+
+
+def _lookup(keys: np.ndarray, values: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """``values[keys == a]`` for each ``a`` of ``at`` (``keys`` sorted and unique), 0 if absent."""
+    if keys.size == 0:
+        return np.zeros(at.size, np.int64)
+    i = np.minimum(np.searchsorted(keys, at), keys.size - 1)
+    return np.where(keys[i] == at, values[i], 0)
+
+
+def _blank_before(b: np.ndarray, start: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """Whether only blanks (bytes <= 32) stand between each ``start`` and ``pos``."""
+    ok = np.ones(pos.size, bool)
+    k = 0
+    live = np.flatnonzero(start + k < pos)
+    while live.size:
+        ok[live[b[start[live] + k] > 32]] = False
+        k += 1
+        live = live[(start[live] + k < pos[live]) & ok[live]]
+    return ok
+
+
+class _Lines:
+    """The lines of a text as ``io.StringIO`` gives them (split after each LF only), without
+    copying the text: what the header loop, ``_parse_n_floats`` and ``_parse_port`` read."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+
+    def tell(self) -> int:
+        return self.pos
+
+    def seek(self, pos: int) -> int:
+        self.pos = pos
+        return pos
+
+    def readline(self) -> str:
+        end = self.text.find("\n", self.pos)
+        end = len(self.text) if end < 0 else end + 1
+        line = self.text[self.pos:end]
+        self.pos = end
+        return line
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> str:
+        line = self.readline()
+        if not line:
+            raise StopIteration
+        return line
+
+
+class _Source(io.StringIO):
+    """An empty ``io.StringIO`` (so that ``rf.Network`` reads it as a Touchstone file) that
+    carries the text and the file name, without the copy ``io.StringIO(text)`` makes."""
+
+    def __init__(self, text: str, name: str) -> None:
+        super().__init__()
+        self.text = text
+        self.name = name
+
+
+class _FastNetwork(rf.Network):
+    """``rf.Network`` whose ``read_touchstone`` uses :class:`_FastTouchstone`; only built by
+    :func:`read_text`, which turns the instance into a plain ``rf.Network``."""
+
+    def read_touchstone(self, filename, encoding=None) -> None:
+        # scikit-rf 2.2's Network.read_touchstone, statement for statement, but for the
+        # Touchstone class (and no noise branch: the fast reader leaves noise files to it)
+        touchstoneFile = _FastTouchstone(filename, encoding=encoding)
+        if touchstoneFile.noise is not None:
+            raise _Fallback
+        self.comments = touchstoneFile.get_comments()
+        self.comments_after_option_line = touchstoneFile.comments_after_option_line
+        self.variables = touchstoneFile.get_comment_variables()
+        f, self.s = touchstoneFile.get_sparameter_arrays()
+        self.port_names = touchstoneFile.port_names
+        self.frequency = Frequency.from_f(f, unit="hz")
+        self.frequency.unit = touchstoneFile.frequency_unit
+        self.gamma = touchstoneFile.gamma
+        self.z0 = touchstoneFile.z0
+        self.s_def = touchstoneFile.s_def if self.s_def is None else self.s_def
+        self.port_modes = touchstoneFile.port_modes
+        if self.name is None:
+            try:
+                self.name = os.path.basename(os.path.splitext(filename)[0])
+            except (AttributeError, TypeError):
+                self.name = os.path.basename(os.path.splitext(touchstoneFile.filename)[0])
+
+
+def read_text(text: str, name: str) -> tuple[rf.Network, bool]:
+    """The network scikit-rf's ``rf.Network(io.StringIO(text))`` returns for a file called
+    ``name`` (its extension gives the port count), and whether the fast path read it.
+
+    Exceptions are scikit-rf's: a file the fast path cannot read, or that fails in it, is
+    read again by scikit-rf's parser, which raises what it raises.
+    """
+    if enabled:
+        try:
+            ntwk = _FastNetwork(_Source(text, name))
+        except Exception:  # _Fallback, or a file scikit-rf will refuse with its own message
+            pass
+        else:
+            ntwk.__class__ = rf.Network
+            return ntwk, True
+    buf = io.StringIO(text)
+    buf.name = name
+    return rf.Network(buf), False
