@@ -77,15 +77,13 @@ def _scan(bp: np.ndarray, st: np.ndarray, width: int) -> tuple[np.ndarray, ...]:
 
     Returns ``(m, x, nman, nfrac, nexp, has_e, xneg, bad)`` per token; flags are 0/1 bytes.
     Every operation is on arrays of one small dtype (numpy's mixed-dtype loops are several
-    times slower). When most tokens have ended, the rest go on alone."""
+    times slower). Going on with only the tokens not yet ended costs as much as it saves."""
     n = st.size
-    tok = np.arange(n)
     idx = st.copy()
     m = np.zeros(n, np.uint64)
     x = np.zeros(n, np.uint16)
     nman, nfrac, nexp, has_dot, has_e, prev_e, xneg, bad = (np.zeros(n, np.uint8) for _ in range(8))
     live = np.ones(n, np.uint8)
-    parked = None
     for j in range(width):
         c = bp[idx]
         idx += 1
@@ -128,17 +126,7 @@ def _scan(bp: np.ndarray, st: np.ndarray, width: int) -> tuple[np.ndarray, ...]:
         has_dot |= isdot
         has_e |= ise
         prev_e = ise
-        if parked is None and j % 2 == 1 and j + 1 < width and np.count_nonzero(live) < 0.3 * n:
-            # most tokens have ended: keep their results, scan only the others from here on
-            parked = [a.copy() for a in (m, x, nman, nfrac, nexp, has_e, xneg, bad)]
-            keep = np.flatnonzero(live)
-            tok, idx, m, x, nman, nfrac, nexp, has_dot, has_e, prev_e, xneg, bad, live = (
-                a[keep] for a in (tok, idx, m, x, nman, nfrac, nexp, has_dot, has_e, prev_e, xneg, bad, live))
-    if parked is None:
-        return m, x, nman, nfrac, nexp, has_e, xneg, bad
-    for full, part in zip(parked, (m, x, nman, nfrac, nexp, has_e, xneg, bad)):
-        full[tok] = part
-    return tuple(parked)
+    return m, x, nman, nfrac, nexp, has_e, xneg, bad
 
 
 def _wide(m: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
