@@ -152,14 +152,18 @@ class Channel:
             raise ChannelError("a Channel needs exactly one of single_ended (4-port) or differential (2-port)")
         if kind not in _KINDS:
             raise ChannelError(f"kind must be one of {_KINDS}, got {kind!r}")
-        if single_ended is not None:
-            if single_ended.nports != 4:
-                raise ChannelError(f"single_ended must be a 4-port network, got {single_ended.nports} ports")
-            mm = se_to_mixed_mode(single_ended)
-        else:
-            if differential.nports != 2:
-                raise ChannelError(f"differential must be a 2-port network, got {differential.nports} ports")
-            mm = differential
+        if single_ended is not None and single_ended.nports != 4:
+            raise ChannelError(f"single_ended must be a 4-port network, got {single_ended.nports} ports")
+        if differential is not None and differential.nports != 2:
+            raise ChannelError(f"differential must be a 2-port network, got {differential.nports} ports")
+        mm = se_to_mixed_mode(single_ended) if single_ended is not None else differential
+        self._setup(single_ended, mm, name, kind, port_order, aggressors, grid, source, reference)
+
+    def _setup(self, single_ended, mm, name, kind, port_order, aggressors, grid, source, reference) -> None:
+        """The checks and fields of :meth:`__init__`, given the mixed-mode network ``mm``
+        (computed from ``single_ended``, or the differential network itself)."""
+        if kind not in _KINDS:
+            raise ChannelError(f"kind must be one of {_KINDS}, got {kind!r}")
         f = np.asarray(mm.f, dtype=float)
         if f.size < 2 or np.any(np.diff(f) <= 0) or f[0] < 0:
             raise ChannelError("a Channel needs at least 2 strictly increasing, non-negative frequencies")
@@ -230,7 +234,13 @@ class Channel:
             reference=self._reference,
         )
         args.update(changes)
-        return Channel(**args)
+        if "single_ended" in changes or "differential" in changes:
+            return Channel(**args)
+        # the same network: keep its mixed-mode view rather than computing it again
+        out = Channel.__new__(Channel)
+        out._setup(args.pop("single_ended"), self._mm, *(args[k] for k in (
+            "name", "kind", "port_order", "aggressors", "grid", "source", "reference")))
+        return out
 
     def _with_reference(self, victim: "Channel") -> "Channel":
         return self._replace(reference=victim, aggressors=())
