@@ -24,13 +24,13 @@ from typing import Iterable
 import numpy as np
 import skrf as rf
 
-from . import _plausible, _tsfile, _tsread
+from . import _plausible, _tscache, _tsfile, _tsread
 from .channel import Channel
 from .errors import ChannelError, ChannelQualityWarning
 from .ports import Lane, PortOrder, match_lanes, pairs_from_names
 from .quality import warn_quality
 
-__all__ = ["load", "read_network", "sibling_crosstalk_files"]
+__all__ = ["cache_info", "clear_cache", "load", "read_network", "set_cache_size", "sibling_crosstalk_files"]
 
 
 # ----------------------------------------------------------------------------- reading
@@ -71,27 +71,76 @@ def read_network(path: str | Path) -> rf.Network:
     path = _tsfile.as_path(path)
     st = _tsfile.stat_file(path)
     nports = _tsfile.nports_from_suffix(path)
-    text = _tsfile.decode_text(_tsfile.read_bytes(path, st), path)
-    if not text.strip():
-        raise ChannelError(f"{path.name}: the file is empty")
-    opt, parse_text = _tsfile.parse_option_line(text, path.name)
+    raw = _tsfile.read_bytes(path, st)
+    key = _tscache.bytes_key(raw, path.suffix.lower()) if _tscache.NETWORKS.max_size else None
+    hit = _tscache.NETWORKS.get(key) if key is not None else None
+    noise_text = None
+    if hit is not None:  # these bytes were read before: what the checks below need of them
+        ntwk, pairs, opt, keyword_text = hit
+    else:
+        text = _tsfile.decode_text(raw, path)
+        if not text.strip():
+            raise ChannelError(f"{path.name}: the file is empty")
+        opt, parse_text = _tsfile.parse_option_line(text, path.name)
+        ntwk, pairs, fast = _parse(parse_text, text, opt, path, nports)
+        if nports == 2 and getattr(ntwk, "noisy", False):
+            noise_text = text  # (never cached: the fast reader leaves noise to scikit-rf)
+        keyword_text = text if "[" in text else ""  # check_keywords looks no further without one
+        if fast and key is not None:
+            size = ntwk.s.nbytes + ntwk.z0.nbytes + ntwk.f.nbytes + len(keyword_text)
+            size += 2 * pairs[0].nbytes if pairs else 0
+            _tscache.NETWORKS.put(key, (ntwk, pairs, opt, keyword_text), size)
+    ntwk.name = path.stem
+    _tsfile.check_network(ntwk, path.name, nports)
+    if noise_text is not None:
+        _tsfile.check_two_port_noise(noise_text, path.name)
+    _tsfile.check_keywords(keyword_text, ntwk, path.name)
+    _plausible.check(opt, np.asarray(ntwk.f, dtype=float), pairs, ntwk.nports, path.name)
+    return ntwk
+
+
+def _parse(parse_text: str, text: str, opt, path: Path, nports: int | None):
+    """The network of ``parse_text`` (S-parameters read as RI, then converted to the file's
+    format), its raw pairs (S files; read-only), and whether the fast reader read it."""
     try:  # scikit-rf's network, read by the fast reader (scikit-rf's parser where it must)
-        ntwk, _ = _tsread.read_text(parse_text, path.name)  # the name's extension gives the port count
+        ntwk, fast = _tsread.read_text(parse_text, path.name)  # the name's extension gives the port count
     except Exception as exc:  # scikit-rf raises ValueError/IndexError/... on bad data
         why = _tsfile.diagnose_data(text, nports, path.name) if nports else str(exc)
         raise ChannelError(f"{path.name}: malformed Touchstone data: {why}") from exc
-    ntwk.name = path.stem
     pairs = None
     if opt.param == "s":  # parsed as RI: the file's raw pairs
         pairs = (ntwk.s.real.copy(), ntwk.s.imag.copy())
+        for a in pairs:
+            a.setflags(write=False)
         if opt.fmt != "ri":
             ntwk.s = _tsfile.from_raw(*pairs, opt.fmt)
-    _tsfile.check_network(ntwk, path.name, nports)
-    if nports == 2 and getattr(ntwk, "noisy", False):
-        _tsfile.check_two_port_noise(text, path.name)
-    _tsfile.check_keywords(text, ntwk, path.name)
-    _plausible.check(opt, np.asarray(ntwk.f, dtype=float), pairs, ntwk.nports, path.name)
-    return ntwk
+    return ntwk, pairs, fast
+
+
+# ----------------------------------------------------------------------------- the cache
+def cache_info() -> dict:
+    """What the loading caches hold (:mod:`channels._tscache`): ``{"networks": {...},
+    "quality": {...}}``, each with ``entries``, ``size`` (bytes, or reports), ``max_size``,
+    ``hits`` and ``misses``."""
+    return {"networks": _tscache.NETWORKS.info(), "quality": _tscache.QUALITY.info()}
+
+
+def clear_cache() -> None:
+    """Forget every parsed file and quality report (and the hit counts)."""
+    _tscache.NETWORKS.clear()
+    _tscache.QUALITY.clear()
+
+
+def set_cache_size(max_bytes: int) -> None:
+    """Bound the parsed-file cache to ``max_bytes`` (0 turns both caches off).
+
+    The budget counts each network's S, z0 and frequency arrays and its raw pairs: a
+    6,000-point four-port takes about 3 MB, a sixteen-port about 50 MB. The default is
+    256 MB, or ``LINKMODEL_TOUCHSTONE_CACHE_MB`` megabytes when that is set."""
+    if not isinstance(max_bytes, (int, np.integer)) or isinstance(max_bytes, bool) or max_bytes < 0:
+        raise ChannelError(f"the cache size must be a whole number of bytes >= 0, got {max_bytes!r}")
+    _tscache.NETWORKS.max_size = int(max_bytes)
+    _tscache.QUALITY.max_size = 4096 if max_bytes else 0
 
 
 # --------------------------------------------------------------------------- loading
