@@ -572,14 +572,21 @@ def terminate(
     ohms; None keeps 100). The result's Sdd21 is the transfer between terminations
     that differ from the reference impedance, with the reflections that causes, and
     :meth:`Channel.voltage_transfer` gives the received voltage. Cascade nothing
-    after this: terminations belong at the ends.
+    after this: terminations belong at the ends. A differential-only channel (a two-port)
+    is renormalised alone, without die capacitances.
     """
-    if not isinstance(channel, Channel) or channel.single_ended is None:
-        raise ChannelError("terminate needs a full four-port Channel")
+    if not isinstance(channel, Channel):
+        raise ChannelError("terminate needs a Channel")
     rt = check.number(tx_ohm, "tx_ohm", positive=True) if tx_ohm is not None else 100.0
     rr = check.number(rx_ohm, "rx_ohm", positive=True) if rx_ohm is not None else 100.0
     ct = check.number(tx_cap_f, "tx_cap_f", nonneg=True)
     cr = check.number(rx_cap_f, "rx_cap_f", nonneg=True)
+    if channel.single_ended is None:
+        if ct > 0 or cr > 0 or channel.aggressors:
+            raise ChannelError("terminate needs a full four-port Channel for die capacitances or aggressors")
+        dd = channel.network.copy()
+        dd.renormalize(np.array([rt, rr]))
+        return Channel.from_differential(dd, name=channel.name, kind=channel.kind)
     freq = rf.Frequency.from_f(channel.f, unit="hz")
     m = rf.media.DefinedGammaZ0(freq, z0=50.0)
     out = channel

@@ -32,7 +32,7 @@ from .engines import (
     ComParams, EyeDiagram, MarginResult, SimulationResult, StatEye, Waveform, channel_margin, simulate,
     statistical_eye,
 )
-from .engines.com import ErlParams, ErlResult, effective_return_loss
+from .engines.com import ErlParams, ErlResult, PackageCase, PackageLine, effective_return_loss
 from .errors import CdrLockWarning, ConfigError
 from .link import (
     DEFAULT_TARGET_BER, Framing, LinkReport, LinkSearch, LinkSpec, OpticalClass, PathElement, Retry,
@@ -61,6 +61,8 @@ __all__ = [
     "CdrLockWarning",
     "Impairments",
     "ComParams",
+    "PackageCase",
+    "PackageLine",
     "ConfigError",
     "ErlParams",
     "ErlResult",

@@ -74,7 +74,9 @@ def test_margin_falls_with_loss(short_and_long):
     for r in (short, long_):
         assert r.a_ni_v > 0 and r.a_s_v > 0
         assert r.com_db == pytest.approx(20 * np.log10(r.a_s_v / r.a_ni_v))
-        assert r.settings_searched == 4 * 2 * 3 * 2
+        assert r.settings_searched == 4 * 2 * 3 * 2 * 2  # two package cases
+        assert set(r.case_com_db) == {"test 1 (12 mm)", "test 2 (31/29 mm)"}
+        assert r.com_db == min(r.case_com_db.values()) and r.case_com_db[r.package_case] == r.com_db
         assert r.tx_ffe[3] == pytest.approx(1 - sum(abs(t) for i, t in enumerate(r.tx_ffe) if i != 3))
         # the noise amplitude at DER0 exceeds every single term's rms
         assert r.a_ni_v > max(r.sigmas_v.values())
@@ -107,18 +109,43 @@ def test_bad_input():
 def test_dj_preset_runs_at_106_gbd_with_its_rx_ffe():
     p = ComParams.ieee_802_3dj_kr().with_(g_dc_db=(0.0, -6.0, -12.0), g_dc2_db=(0.0, -3.0), c_m3=(0.0,), c_m2=(0.0,),
                                           c_m1=(0.0, -0.1, -0.2), c_p1=(0.0, -0.1))
-    assert p.baud_hz == 106.25e9 and p.der0 == 2e-4 and (p.rx_ffe_pre, p.rx_ffe_post) == (5, 10)
+    assert p.baud_hz == 106.25e9 and p.der0 == 2e-4 and (p.rx_ffe_pre, p.rx_ffe_post) == (6, 8)
     ch = media.stripline(0.3)  # 18 dB at 53 GHz
     r = channel_margin(ch, p)
-    assert np.isfinite(r.com_db) and r.settings_searched == 3 * 2 * 3 * 2
-    assert len(r.rx_ffe) == 16 and r.rx_ffe[5] == pytest.approx(max(r.rx_ffe, key=abs))
-    without = channel_margin(ch, p.with_(rx_ffe_pre=0, rx_ffe_post=0))
+    assert np.isfinite(r.com_db) and r.settings_searched == 3 * 2 * 3 * 2 * 2  # class A: tests 1 and 2
+    # 15 fixed taps and two floating groups of 4 within 87 (Table 178-15)
+    assert len(r.rx_ffe) == 87 and r.rx_ffe[6] == pytest.approx(max(r.rx_ffe, key=abs))
+    floating = [i for i in range(15, 87) if r.rx_ffe[i] != 0.0]
+    assert len(floating) == 8 and all(abs(r.rx_ffe[i]) <= 0.05 * r.rx_ffe[6] + 1e-12 for i in floating)
+    assert max(abs(w) for i, w in enumerate(r.rx_ffe[:15]) if i != 6) <= 0.7 * abs(r.rx_ffe[6]) + 1e-12
+    fixed = channel_margin(ch, p.with_(rx_ffe_float_groups=0))
+    assert len(fixed.rx_ffe) == 15 and r.fom_db >= fixed.fom_db - 1e-9
+    without = channel_margin(ch, p.with_(rx_ffe_pre=0, rx_ffe_post=0, rx_ffe_float_groups=0))
     assert r.com_db > without.com_db + 1  # the MMSE Rx FFE earns its keep on a lossy channel
     assert without.rx_ffe == [1.0]
     _, rx = r.serdes()
-    assert rx.ffe.n_taps == 16 and rx.ffe.taps == tuple(r.rx_ffe)
+    assert rx.ffe.n_taps == 87 and rx.ffe.taps == tuple(r.rx_ffe)
     d = r.to_dict()
     assert d["params"]["baud_hz"] == 106.25e9 and set(d["breakdown_db"]) == set(r.sigmas_v)
+
+
+def test_dj_presets_carry_the_d3p3_tables():
+    kr = ComParams.ieee_802_3dj_kr()
+    # Table 178-15: 1,308 Tx FFE settings with c(0) >= 0.54, 21 x 7 CTLE settings
+    assert kr.n_tx_settings == 1308 and kr.n_ctle_settings == 147
+    assert (kr.r_0, kr.r_d, kr.a_v, kr.a_ne, kr.snr_tx_db, kr.f_r) == (46.25, 46.25, 0.385, 0.481, 33.5, 0.55)
+    assert [c.name for c in kr.package_cases] == ["class A test 1", "class A test 2"]
+    assert len(ComParams.ieee_802_3dj_kr("AB").package_cases) == 4
+    b1 = ComParams.ieee_802_3dj_kr("B").package_cases[0]
+    assert (b1.tx.lengths_m, b1.rx.lengths_m) == ((45e-3, 2e-3, 1.3e-3, 1.5e-3), (44e-3, 2e-3, 1.3e-3, 1.5e-3))
+    assert b1.tx.z_c_ohm == (87.5, 95.0, 100.0, 78.0)
+    # Table 179-21: the host-class pairs each cable class allows
+    assert [c.name for c in ComParams.ieee_802_3dj_cr("CA-D").package_cases] == ["HL to HL"]
+    assert len(ComParams.ieee_802_3dj_cr("CA-A").package_cases) == 8
+    with pytest.raises(ValueError, match="package_class"):
+        ComParams.ieee_802_3dj_kr("C")
+    with pytest.raises(ValueError, match="cable_class"):
+        ComParams.ieee_802_3dj_cr("CA-E")
 
 
 def test_full_ck_grid_size():

@@ -156,7 +156,8 @@ class RxFfe:
     Parameters
     ----------
     n_pre, n_post : int
-        Pre- and post-cursor taps (the main tap is ``n_pre``).
+        Pre- and post-cursor taps (the main tap is ``n_pre``); each at most 128 (802.3dj's
+        reference receiver spans 87 taps with its floating groups).
     taps : sequence of float, optional
         The ``n_pre + 1 + n_post`` taps in time order; ``None`` solves them (MMSE with the
         DFE, :func:`solve_ffe_dfe`) for the pulse and noise at hand.
@@ -169,8 +170,8 @@ class RxFfe:
     def __post_init__(self):
         for name in ("n_pre", "n_post"):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v <= 64:
-                raise ConfigError(f"RxFfe {name} must be an integer from 0 to 64, got {v!r}")
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v <= 128:
+                raise ConfigError(f"RxFfe {name} must be an integer from 0 to 128, got {v!r}")
         if self.taps is not None:
             t = finite_vector(self.taps, "RxFfe taps")
             if t.size != self.n_taps:

@@ -1,6 +1,7 @@
 """Channel Operating Margin in the manner of IEEE 802.3 Annex 93A (and 163A, 178A): the
-parameter sets (:mod:`.params`), the margin and the equaliser search (:mod:`.margin`,
-its figure of merit in a Numba kernel), and the effective return loss of 93A.5
+parameter sets and their package test cases (:mod:`.params`), the margin and the
+equaliser search (:mod:`.margin`, its figure of merit in a Numba kernel; 178A's Rx FFE by
+MMSE at every setting in :mod:`.mmse`), and the effective return loss of 93A.5
 (:mod:`.erl`)."""
 
 from .erl import (
@@ -11,7 +12,7 @@ from .erl import (
     preset_for_baud,
 )
 from .margin import MarginResult, channel_margin
-from .params import ComParams
+from .params import ComParams, PackageCase, PackageLine
 
-__all__ = ["ComParams", "ERL_PRESETS", "ErlParams", "ErlResult", "MarginResult", "channel_margin",
-           "effective_return_loss", "preset_for_baud"]
+__all__ = ["ComParams", "ERL_PRESETS", "ErlParams", "ErlResult", "MarginResult", "PackageCase", "PackageLine",
+           "channel_margin", "effective_return_loss", "preset_for_baud"]

@@ -8,8 +8,58 @@ from numba import njit
 
 
 @njit(cache=True)
+def floating_dfe(h, h0, n_fixed, groups, taps, limit, tail_start, tail_rss):
+    """The floating DFE taps of the reference code (com_ieee8023_93a_450.m ``floatingDFE``,
+    ``findbankloc``): ``groups`` banks of ``taps`` consecutive taps placed on the post-cursors
+    ``h`` that follow the ``n_fixed`` fixed taps (``h[q]`` is post-cursor ``n_fixed + 1 + q``),
+    each bank where it removes the most ISI energy, ``sum h^2 - max(0, |h| - limit h0)^2``,
+    without overlapping those placed before it (the reference ranks banks by the same
+    energy; its preference for a bank adjoining the previous one is not reproduced); each tap
+    ``clip(h / h0, -limit, limit)``, and those from post-cursor ``tail_start`` on scaled so
+    that their root sum of squares stays within ``tail_rss`` (``B_float_RSS_MAX``). Returns
+    the taps (zero off the banks)."""
+    L = h.size
+    b = np.zeros(L)
+    if L < taps or groups <= 0:
+        return b
+    gain = np.empty(L)
+    for q in range(L):
+        a = abs(h[q])
+        r = max(0.0, a - limit * h0)
+        gain[q] = a * a - r * r
+    used = np.zeros(L, dtype=np.bool_)
+    for _ in range(groups):
+        best, start = -1.0, -1
+        for s in range(L - taps + 1):
+            ok = True
+            g = 0.0
+            for q in range(s, s + taps):
+                if used[q]:
+                    ok = False
+                    break
+                g += gain[q]
+            if ok and g > best:
+                best, start = g, s
+        if start < 0:
+            break
+        for q in range(start, start + taps):
+            used[q] = True
+            b[q] = min(limit, max(-limit, h[q] / h0))
+    if tail_start > 0:
+        q0 = max(0, tail_start - n_fixed - 1)
+        rss = 0.0
+        for q in range(q0, L):
+            rss += b[q] * b[q]
+        rss = np.sqrt(rss)
+        if rss > tail_rss:
+            for q in range(q0, L):
+                b[q] *= tail_rss / rss
+    return b
+
+
+@njit(cache=True)
 def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin, r_lm, levels, var_x, var_n,
-               jit_var, snr_lin, tx_path, xt_worst, fom, cursor):
+               jit_var, snr_lin, tx_path, xt_worst, flt, fom, cursor):
     """The 802.3 figure of merit (93A-36) of every Tx FFE setting (rows of ``tx_grid``,
     taps ``c(-3) .. c(1)``).
 
@@ -26,7 +76,9 @@ def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin,
     a pulse with no such rise within 4 UI of its peak, whose setting the reference skips, is
     searched over +-1 UI around its peak.
     The transmitter's noise is on the main cursor (93A-30), or with ``tx_path`` white
-    after the Tx FFE through the whole pulse (178A-17: ``var_x SNR r_isi[ph, 0]``).
+    after the Tx FFE through the whole pulse (178A-17/21: ``SNR r_isi[ph, 0]``, no sigma_X^2).
+    ``flt`` = (groups, taps per group, span in UI, tap limit, tail start UI, tail RSS
+    limit) are the floating DFE taps (:func:`floating_dfe`; no groups: none).
     Writes ``fom`` and ``cursor``.
 
     One function on purpose: it runs 4,345 settings per CTLE setting (638,715 for the
@@ -85,6 +137,20 @@ def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin,
             b = min(bmax[j], max(bmin[j], hp / h0))
             post2 += hp * hp
             res2 += (hp - b * h0) ** 2
+        n_grp = int(flt[0])
+        if n_grp > 0:  # the floating taps after the fixed ones, out to the span
+            span = int(flt[2])
+            hf = np.empty(max(span - nd, 0))
+            for q in range(hf.size):
+                v = 0.0
+                for i in range(5):
+                    v += c[i] * y[(idx + (1 + nd + q - (i - 3)) * M) % n]
+                hf[q] = v
+            bf = floating_dfe(hf, h0, nd, n_grp, int(flt[1]), flt[3], int(flt[4]), flt[5])
+            for q in range(hf.size):
+                if bf[q] != 0.0:
+                    post2 += hf[q] * hf[q]
+                    res2 += (hf[q] - bf[q] * h0) ** 2
         q_isi = 0.0
         q_j = 0.0
         for i in range(5):
@@ -107,6 +173,6 @@ def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin,
                 mean += q / M
             var_xt += worst if xt_worst else mean
         var_xt *= var_x
-        var_tx = var_x * snr_lin * r_isi[ph, 0] if tx_path else h0 * h0 * snr_lin
+        var_tx = snr_lin * r_isi[ph, 0] if tx_path else h0 * h0 * snr_lin
         fom[s] = 10.0 * np.log10(a_s * a_s / (var_tx + var_isi + var_j + var_xt + var_n))
         cursor[s] = idx

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
@@ -45,9 +45,10 @@ from channels.response import rx_butterworth, tx_rise_filter
 
 from ..._validate import number
 from ...errors import ConfigError
-from ...serdes import Cdr, Ctle, Dfe, Receiver, RxFfe, Transmitter, TxFfe, solve_ffe_dfe
+from ...serdes import Cdr, Ctle, Dfe, Receiver, RxFfe, Transmitter, TxFfe
 from ..pmf import convolve_centred, discrete_pmf, gauss_convolve, split_variance
 from . import _kernels as _k
+from . import mmse
 from .params import ComParams
 
 __all__ = ["MarginResult", "channel_margin"]
@@ -85,6 +86,12 @@ class MarginResult:
     seconds : float
     params : dict
     notes : list of str
+    package_case : str
+        The package test case that set COM (the lowest); ``"default"`` without cases.
+    case_com_db : dict
+        COM of every package test case.
+    dfe_floating : dict
+        The floating DFE taps by post-cursor (UI after the cursor), normalised to h0.
     """
 
     com_db: float
@@ -103,6 +110,9 @@ class MarginResult:
     params: dict
     notes: list = field(default_factory=list)
     cursor_offset_s: float = 0.0
+    package_case: str = "default"
+    case_com_db: dict = field(default_factory=dict)
+    dfe_floating: dict = field(default_factory=dict)
 
     def serdes(self):
         """The chosen equalisation as :class:`phy.Transmitter` and :class:`phy.Receiver`, to
@@ -117,7 +127,8 @@ class MarginResult:
         ctle = Ctle(self.g_dc_db, p["ctle_fz"] * fb, p["ctle_fp1"] * fb, p["ctle_fp2"] * fb, self.g_dc2_db,
                     p["ctle_flf"] * fb)
         lim = np.maximum(np.abs(p["dfe_max"]), np.abs(p["dfe_min"]))
-        ffe = RxFfe(p["rx_ffe_pre"], p["rx_ffe_post"], tuple(self.rx_ffe) if len(self.rx_ffe) > 1 else None)
+        post = max(p["rx_ffe_post"], len(self.rx_ffe) - p["rx_ffe_pre"] - 1)  # floating taps extend it
+        ffe = RxFfe(p["rx_ffe_pre"], post, tuple(self.rx_ffe) if len(self.rx_ffe) > 1 else None)
         rx = Receiver(bandwidth_hz=p["f_r"] * fb, ctle=ctle, ffe=ffe, dfe=Dfe(len(self.dfe), None, tuple(lim)))
         return tx, rx
 
@@ -137,15 +148,15 @@ class MarginResult:
 
 
 # ----------------------------------------------------------------------------- the chain
-def _terminated_transfer(ch: channels.Channel, f: np.ndarray, p: ComParams, near_end: bool,
+def _terminated_transfer(ch: channels.Channel, f: np.ndarray, p: ComParams, kind: str,
                          cache: dict | None = None) -> np.ndarray:
     """93A-18: voltage transfer of package + channel + package between the die terminations
-    ``R_d``. As the reference COM code does, the cascade is formed on the channel's own
+    ``R_d``; ``kind`` (``"through"``, ``"next"``, ``"fext"``) chooses the transmitter's
+    package. As the reference COM code does, the cascade is formed on the channel's own
     frequencies and only the resulting transfer is moved onto the DFT grid ``f`` (by
-    :mod:`channels.grid`: de-rotated spline inside the band, the loss trend above it)."""
-    zref = ch.reference_impedance_ohm
-    if not np.allclose(zref, 2 * p.r_0):
-        raise ConfigError(f"the channel's reference impedance {zref} differs from 2 R_0 = {2 * p.r_0} ohm")
+    :mod:`channels.grid`: de-rotated spline inside the band, the loss trend above it). A
+    channel given at another reference impedance than ``2 R_0`` is renormalised in the
+    cascade (its S-parameters say what it is at any reference)."""
     own = ch.as_kind("through")
     cache = {} if cache is None else cache
 
@@ -155,8 +166,8 @@ def _terminated_transfer(ch: channels.Channel, f: np.ndarray, p: ComParams, near
             cache[key] = p.package(own.f, end)
         return cache[key]
 
-    chain = channels.cascade(pkg("next" if near_end else "tx"), own, pkg("rx"))
-    if p.r_d != p.r_0:
+    chain = channels.cascade(pkg({"through": "tx"}.get(kind, kind)), own, pkg("rx"))
+    if not np.allclose(chain.reference_impedance_ohm, 2 * p.r_d):
         chain = media.terminate(chain, 2 * p.r_d, 2 * p.r_d)
     h = chain.voltage_transfer()
     return resample_response(chain.f, h, f, chain.delay_s, chain.loss_trend_db)
@@ -186,7 +197,9 @@ def _pmf_quantile(values_list, lv, sigma, der0, ystep, max_bins: int = 1 << 16):
 
 def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_ui: int | None = None,
                    samples_per_ui: int | None = None) -> MarginResult:
-    """COM of a channel (with its aggressors) for a parameter set.
+    """COM of a channel (with its aggressors) for a parameter set: with package test cases
+    (``params.package_cases``), the lowest over them, with the case that set it named in
+    :attr:`MarginResult.package_case` and every case's COM in ``case_com_db``.
 
     Parameters
     ----------
@@ -204,18 +217,41 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
     p = params or ComParams.ieee_802_3ck_kr()
     if not isinstance(ch, channels.Channel):
         raise ConfigError(f"channel_margin needs a channels.Channel, got {type(ch).__name__}")
+    if not isinstance(p, ComParams):
+        raise ConfigError(f"params must be a ComParams, got {type(p).__name__}")
     if p.levels not in (2, 4):
         raise ConfigError(f"levels must be 2 or 4, got {p.levels}")
     if p.fom_xt_phase not in ("worst", "average"):
         raise ConfigError(f"fom_xt_phase must be 'worst' or 'average', got {p.fom_xt_phase!r}")
+    if p.ts_search not in ("full", "pruned"):
+        raise ConfigError(f"ts_search must be 'full' or 'pruned', got {p.ts_search!r}")
+    if p.rx_ffe_search not in ("every", "rerank"):
+        raise ConfigError(f"rx_ffe_search must be 'every' or 'rerank', got {p.rx_ffe_search!r}")
+    try:
+        cases = p.cases()
+    except TypeError as e:
+        raise ConfigError(str(e)) from None
+    results = [(name, _margin_one(ch, pc, n_ui, samples_per_ui)) for name, pc in cases]
+    name, worst = min(results, key=lambda r: r[1].com_db)
+    notes = list(worst.notes)
+    if len(results) > 1:
+        notes.append(f"package case {name!r} set COM, the lowest of "
+                     + ", ".join(f"{n} {r.com_db:.2f} dB" for n, r in results))
+    return replace(worst, package_case=name, case_com_db={n: r.com_db for n, r in results}, notes=notes,
+                   settings_searched=sum(r.settings_searched for _, r in results),
+                   seconds=time.perf_counter() - t_start, params=p.to_dict())
+
+
+def _margin_one(ch: channels.Channel, p: ComParams, n_ui, samples_per_ui) -> MarginResult:
+    """COM for one package: the chain, the equaliser search and the margin at its best."""
+    t_start = time.perf_counter()
     g = _Grid(ch, p, n_ui, samples_per_ui)
     chans = [(ch, "through", p.a_v)] + [(a, a.kind, p.a_ne if a.kind == "next" else p.a_fe) for a in ch.aggressors]
     packages: dict = {}
-    spectra = [g.base * _terminated_transfer(c, g.f, p, kind == "next", packages) * amp for c, kind, amp in chans]
+    spectra = [g.base * _terminated_transfer(c, g.f, p, kind, packages) * amp for c, kind, amp in chans]
     tx_grid = p._tx_grid()
     ctle_settings = list(itertools.product(p.g_dc_db, p.g_dc2_db))
-    cands = _fom_candidates(p, g, chans, spectra, tx_grid, ctle_settings)
-    fom_best, ci, ti, cursor, w_rx, pulses, notes = _choose(p, g, chans, spectra, tx_grid, ctle_settings, cands)
+    fom_best, ci, ti, cursor, w_rx, pulses, notes = _search(p, g, chans, spectra, tx_grid, ctle_settings)
     g1, g2 = ctle_settings[ci]
     r = _com_at(p, g, chans, pulses, tx_grid[ti], cursor, w_rx, _ctle(p, g1, g2).response(g.f))
     notes.append("Tx FFE applied as UI-spaced copies of the pulse (equal to 93A's H_ffe on the DFT grid)")
@@ -228,6 +264,7 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
     return MarginResult(
         com_db=r["com"], a_s_v=r["a_s"], a_ni_v=r["a_ni"], fom_db=fom_best, sigmas_v=r["sigmas"],
         tx_ffe=[float(t) for t in tx_grid[ti]], g_dc_db=float(g1), g_dc2_db=float(g2), dfe=r["dfe"],
+        dfe_floating=r["dfe_floating"],
         rx_ffe=[float(x) for x in w_rx], cursor_index=int(cursor),
         settings_searched=int(tx_grid.shape[0] * len(ctle_settings)), seconds=time.perf_counter() - t_start,
         params=p.to_dict(), notes=notes, cursor_offset_s=float((cursor - r["peak"]) / (g.fb * g.M)),
@@ -260,55 +297,109 @@ class _Grid:
         return [np.roll(np.fft.irfft(s * hc, self.n), self.roll) for s in spectra]
 
 
-def _fom_candidates(p: ComParams, g: _Grid, chans, spectra, tx_grid, ctle_settings) -> list:
-    """The best settings by the figure of merit (93A-36) over every CTLE x Tx FFE setting:
-    the best one, or the ``mmse_candidates`` best when an Rx FFE re-ranks them. The CTLE
+def _ctle_pulses(p: ComParams, g: _Grid, spectra, ctle_settings):
+    """Every CTLE setting's response and pulses, as ``(index, response, pulses)``. The CTLE
     is ``(g1 P + P jf/f_z)(g2 C + C jf/f_LF)`` with P, C its poles: every setting's pulse is
     a combination of four basis pulses (one inverse DFT each, not one per setting)."""
     fb, f = g.fb, g.f
-    n_rx = p.rx_ffe_pre + 1 + p.rx_ffe_post
-    keep = max(1, p.mmse_candidates if n_rx > 1 else 1)
-    bmax, bmin = np.array(p.dfe_max), np.array(p.dfe_min)
     fz, flf = p.ctle_fz * fb, p.ctle_flf * fb
     poles = 1 / ((1 + 1j * f / (p.ctle_fp1 * fb)) * (1 + 1j * f / (p.ctle_fp2 * fb)))
     c_lf = 1 / (1 + 1j * f / flf)
     parts = (poles * c_lf, poles * c_lf * 1j * f / flf, poles * 1j * f / fz * c_lf, poles * 1j * f / fz * c_lf * 1j * f / flf)
     basis = [[np.roll(np.fft.irfft(s * q, g.n), g.roll) for q in parts] for s in spectra]
-    cands = []  # (fom, ctle index, tx index, cursor)
     for ci, (g1, g2) in enumerate(ctle_settings):
         a1_, a2_ = 10 ** (g1 / 20), 10 ** (g2 / 20)
         w4 = (a1_ * a2_, a1_, a2_, 1.0)
         hc = w4[0] * parts[0] + w4[1] * parts[1] + w4[2] * parts[2] + parts[3]
-        pulses = [w4[0] * b[0] + w4[1] * b[1] + w4[2] * b[2] + w4[3] * b[3] for b in basis]
-        var_n = p.eta0_v2_per_hz * float(np.sum(np.abs(g.hr[1:] * hc[1:]) ** 2) * g.df)
-        fom, info = _fom_grid(tx_grid, pulses[0], g.M, len(p.dfe_max), bmax, bmin, p, g.var_x, var_n,
-                              [(x, kind) for x, (_, kind, _) in zip(pulses[1:], chans[1:])])
-        top = np.argsort(fom)[::-1][:keep]
-        cands += [(float(fom[t]), ci, int(t), int(info[t])) for t in top]
-        cands = sorted(cands, reverse=True)[:keep]
-    return cands
+        yield ci, hc, [w4[0] * b[0] + w4[1] * b[1] + w4[2] * b[2] + w4[3] * b[3] for b in basis]
 
 
-def _choose(p: ComParams, g: _Grid, chans, spectra, tx_grid, ctle_settings, cands):
-    """The setting COM is computed at: the FOM's best, or with an Rx FFE the best of the
-    candidates once each has its MMSE taps. Returns (fom, CTLE index, Tx index, cursor,
-    Rx FFE taps, pulses, notes)."""
+def _search(p: ComParams, g: _Grid, chans, spectra, tx_grid, ctle_settings):
+    """The setting COM is computed at, over every CTLE x Tx FFE setting of the grid: the
+    best by the figure of merit (93A-36), or with an Rx FFE the best by the MMSE figure of
+    merit with the Rx FFE and DFE optimised at every setting and sampling time (178A,
+    :mod:`.mmse`). Returns (fom, CTLE index, Tx index, cursor, Rx FFE taps, pulses, notes)."""
     n_rx = p.rx_ffe_pre + 1 + p.rx_ffe_post
+    kinds = [kind for _, kind, _ in chans]
+    bmax, bmin = np.array(p.dfe_max), np.array(p.dfe_min)
+    every = n_rx > 1 and p.rx_ffe_search == "every"
+    floating = n_rx > 1 and p.rx_ffe_float_groups > 0
+    keep = p.mmse_candidates if n_rx > 1 and (floating or not every) else 1
+    best = (-np.inf, 0, 0, 0)
+    cands: list = []  # the best settings, (fom, ci, ti, cursor)
+    for ci, hc, pulses in _ctle_pulses(p, g, spectra, ctle_settings):
+        if every:
+            fom, cur = mmse.grid_foms(p, pulses, kinds, g.hr * hc, g.f, g.M, g.var_x, tx_grid,
+                                      cands[0][0] if cands else -np.inf)
+            top = np.argsort(fom)[::-1][:keep]
+            cands = sorted(cands + [(float(fom[t]), ci, int(t), int(cur[t])) for t in top], reverse=True)[:keep]
+            continue
+        var_n = p.eta0_v2_per_hz * float(np.sum(np.abs(g.hr[1:] * hc[1:]) ** 2) * g.df)
+        fom, cur = _fom_grid(tx_grid, pulses[0], g.M, len(p.dfe_max), bmax, bmin, p, g.var_x, var_n,
+                             list(zip(pulses[1:], kinds[1:])))
+        top = np.argsort(fom)[::-1][:keep]
+        cands = sorted(cands + [(float(fom[t]), ci, int(t), int(cur[t])) for t in top], reverse=True)[:keep]
+    best = cands[0]
+    if not every:
+        if n_rx > 1:  # re-ranked by the MMSE figure of merit with the Rx FFE, per CTLE setting
+            best = (-np.inf, 0, 0, 0)
+            for ci in sorted({c[1] for c in cands}):
+                rows = [c[2] for c in cands if c[1] == ci]
+                g1, g2 = ctle_settings[ci]
+                hc = _ctle(p, g1, g2).response(g.f)
+                fom, cur = mmse.grid_foms(p, g.pulses(spectra, hc), kinds, g.hr * hc, g.f, g.M, g.var_x,
+                                          tx_grid[rows])
+                k = int(np.argmax(fom))
+                if fom[k] > best[0]:
+                    best = (float(fom[k]), ci, rows[k], int(cur[k]))
+    fom_best, ci, ti, cursor = best
+    M = g.M
+
+    def final_taps(ci, ti, cursor, pulses, hc):
+        taps = tx_grid[ti]
+        thru = sum(c * np.roll(pulses[0], (i - 3) * M) for i, c in enumerate(taps))
+        h, k0 = thru[cursor % M :: M], cursor // M
+        if floating:
+            r_n = mmse.noise_at(p, pulses, kinds, g.hr * hc, g.f, M, g.var_x, taps, cursor, nw=p.rx_ffe_span_ui)
+            w, _, fom = mmse.floating_taps(h, k0, r_n, p, g.var_x)
+            return fom, w
+        r_n = mmse.noise_at(p, pulses, kinds, g.hr * hc, g.f, M, g.var_x, taps, cursor)
+        w, _, fom = mmse.solve_at(h, k0, r_n, p.rx_ffe_pre, n_rx, len(p.dfe_max), bmin, bmax, p.rx_ffe_limit,
+                                  g.var_x, p.r_lm, p.levels)
+        return fom, w
+
     if n_rx == 1:
-        fom_best, ci, ti, cursor = cands[0]
         g1, g2 = ctle_settings[ci]
         return fom_best, ci, ti, cursor, np.array([1.0]), g.pulses(spectra, _ctle(p, g1, g2).response(g.f)), []
-    bmax, bmin = np.array(p.dfe_max), np.array(p.dfe_min)
-    best = None
-    for _, ci, ti, cursor in cands:
+    if floating:  # the floating groups placed at each of the best settings; the best with them wins
+        top = None
+        for cj in sorted({c[1] for c in cands}):
+            g1, g2 = ctle_settings[cj]
+            hc = _ctle(p, g1, g2).response(g.f)
+            pulses = g.pulses(spectra, hc)
+            for _, _, tj, cur in (c for c in cands if c[1] == cj):
+                fom, w = final_taps(cj, tj, cur, pulses, hc)
+                if top is None or fom > top[0]:
+                    top = (fom, cj, tj, cur, w, pulses)
+        fom_best, ci, ti, cursor, w, pulses = top
+    else:
         g1, g2 = ctle_settings[ci]
         hc = _ctle(p, g1, g2).response(g.f)
         pulses = g.pulses(spectra, hc)
-        w, fom_m = _mmse_rx_ffe(p, pulses, chans, tx_grid[ti], cursor, g.M, g.hr * hc, g.f, g.var_x, bmax, bmin)
-        if best is None or fom_m > best[0]:
-            best = (fom_m, ci, ti, cursor, w, pulses)
-    notes = [f"Rx FFE by MMSE on the {len(cands)} best settings by the FOM without it (178A: on all)"]
-    return (*best, notes)
+        _, w = final_taps(ci, ti, cursor, pulses, hc)
+    lo, hi = p.ts_range_samples if p.ts_range_samples is not None else (-(M // 2), M // 2)
+    where = (f"every one of the {tx_grid.shape[0] * len(ctle_settings)} settings" if every else
+             f"the {len(cands)} best settings by the FOM without it (not 178A's every setting)")
+    notes = [f"Rx FFE and DFE by MMSE (178A) at {where}, "
+             f"each at its best sampling time of {hi - lo + 1} ({lo} to {hi} samples from its pulse's peak"
+             + (f"; every fourth first, the rest where within {p.ts_prune_db:g} dB of the best so far)"
+                if p.ts_search == "pruned" else ")")]
+    if floating:
+        used = [i for i in range(n_rx, w.size) if w[i] != 0.0]
+        notes.append(f"floating Rx FFE taps (178A.1.8.1): {p.rx_ffe_float_groups} groups of {p.rx_ffe_float_taps} "
+                     f"within {p.rx_ffe_span_ui} taps, placed at the {len(cands)} best settings by the MMSE FOM "
+                     f"with the fixed taps (178A: at every setting); in use at taps {used}")
+    return fom_best, ci, ti, cursor, w, pulses, notes
 
 
 def _com_at(p: ComParams, g: _Grid, chans, pulses, taps, cursor: int, w_rx, hc) -> dict:
@@ -316,7 +407,7 @@ def _com_at(p: ComParams, g: _Grid, chans, pulses, taps, cursor: int, w_rx, hc) 
     slope, the crosstalk at each aggressor's worst phase, the Gaussian terms, and
     ``A_ni`` the ``DER_0`` quantile of their sum."""
     M, fb, L = g.M, g.fb, p.levels
-    n_rx = p.rx_ffe_pre + 1 + p.rx_ffe_post
+    n_rx = len(w_rx)
     nd = len(p.dfe_max)
     # the peak of the Tx-equalised pulse at the Rx FFE's input: the cursor's phase is told from it
     peak = int(np.argmax(sum(c * np.roll(pulses[0], (i - 3) * M) for i, c in enumerate(taps))))
@@ -333,6 +424,12 @@ def _com_at(p: ComParams, g: _Grid, chans, pulses, taps, cursor: int, w_rx, hc) 
     h[k0] = 0.0
     b = np.clip(h[k0 + 1 : k0 + 1 + nd] / h0, np.array(p.dfe_min), np.array(p.dfe_max))
     h[k0 + 1 : k0 + 1 + nd] -= b * h0
+    flt = _floating(p)
+    bf = np.zeros(0)
+    if p.dfe_float_groups > 0:  # the floating taps (their kernel), after the fixed ones
+        hf = h[k0 + 1 + nd : k0 + p.dfe_float_span_ui + 1].copy()
+        bf = _k.floating_dfe(hf, h0, nd, int(flt[0]), int(flt[1]), flt[3], int(flt[4]), flt[5])
+        h[k0 + 1 + nd : k0 + 1 + nd + hf.size] -= bf * h0
     thr = 1e-3 * a_s  # 93A.1.7.1 note 2: samples below 0.1 % of A_s are dropped
     h_isi = h[np.abs(h) > thr]
     ext = np.pad(thru, 1)
@@ -341,8 +438,8 @@ def _com_at(p: ComParams, g: _Grid, chans, pulses, taps, cursor: int, w_rx, hc) 
     h_dd = p.a_dd_ui * h_j
     h_dd = h_dd[np.abs(h_dd) > thr]
     var_j = p.sigma_rj_ui**2 * g.var_x * float(np.sum(h_j**2))
-    if n_rx > 1:  # 178A-17: white at the driver after its FFE, through the whole path and the Rx FFE
-        var_tx = g.var_x * 10 ** (-p.snr_tx_db / 10) * float(np.sum(pulses[0][cursor % M :: M] ** 2))
+    if n_rx > 1:  # 178A-17/21: white at the driver after its FFE, through the whole path and the Rx FFE
+        var_tx = 10 ** (-p.snr_tx_db / 10) * float(np.sum(pulses[0][cursor % M :: M] ** 2))
     else:  # 93A-30: on the main cursor
         var_tx = h0**2 * 10 ** (-p.snr_tx_db / 10)
     xts = []
@@ -357,6 +454,7 @@ def _com_at(p: ComParams, g: _Grid, chans, pulses, taps, cursor: int, w_rx, hc) 
     var_xt = g.var_x * float(sum(np.sum(s**2) for s in xts))
     return {"com": float(20 * np.log10(a_s / a_ni)), "a_s": float(a_s), "a_ni": float(a_ni), "peak": peak,
             "dfe": [float(x) for x in b],
+            "dfe_floating": {int(nd + 1 + q): float(v) for q, v in enumerate(bf) if v != 0.0},
             "sigmas": {"isi": float(np.sqrt(var_isi)), "tx": float(np.sqrt(var_tx)), "jitter": float(np.sqrt(var_j)),
                        "crosstalk": float(np.sqrt(var_xt)), "rx": float(np.sqrt(var_n))}}
 
@@ -366,52 +464,10 @@ def _ctle(p: ComParams, g1: float, g2: float) -> Ctle:
     return Ctle(g1, p.ctle_fz * fb, p.ctle_fp1 * fb, p.ctle_fp2 * fb, g2, p.ctle_flf * fb)
 
 
-def _mmse_rx_ffe(p, pulses, chans, taps, cursor, M, h_rx, f, var_x, bmax, bmin):
-    """MMSE Rx FFE taps for one setting, and the FOM they give.
-
-    The noise at the FFE input, per UI lag: Rx noise ``eta_0 sum |H_r H_ctf|^2 cos(2 pi f l
-    UI) df``, Tx noise and random plus dual-Dirac jitter through the pulse and its slope
-    (93A-30/32 as autocorrelations), crosstalk at each aggressor's worst phase; the taps
-    minimise residual ISI (outside the main and the DFE's span, whose limits are respected)
-    plus that noise, with the main cursor kept (:func:`phy.serdes.solve_ffe_dfe`).
-    The Tx noise goes through the pulse without the Tx FFE (178A-17).
-    """
-    fb = p.baud_hz
-    thru = sum(c * np.roll(pulses[0], (i - 3) * M) for i, c in enumerate(taps))
-    ph, k0 = cursor % M, cursor // M
-    h = thru[ph::M]
-    nl = p.rx_ffe_pre + 1 + p.rx_ffe_post
-    df = f[1] - f[0]
-    lags = np.arange(nl)
-    r_n = p.eta0_v2_per_hz * np.array([np.sum(np.abs(h_rx) ** 2 * np.cos(2 * np.pi * f * lag / fb)) * df
-                                       for lag in lags])
-
-    def ac(x):
-        return np.array([np.dot(x[: x.size - lag], x[lag:]) for lag in lags])
-
-    slope = (np.roll(thru, -1) - np.roll(thru, 1))[ph::M] / (2 / M)
-    # the Tx noise is white after the Tx FFE (178A-17): it sees the pulse without it
-    r = (r_n + 10 ** (-p.snr_tx_db / 10) * var_x * ac(pulses[0][ph::M])
-         + (p.a_dd_ui**2 + p.sigma_rj_ui**2) * var_x * ac(slope))
-    for x, (_, kind, _) in zip(pulses[1:], chans[1:]):
-        y = sum(c * np.roll(x, (i - 3) * M) for i, c in enumerate(taps)) if kind == "fext" else x
-        m = int(np.argmax([np.sum(y[q::M] ** 2) for q in range(M)]))
-        r = r + var_x * ac(y[m::M])
-    lo = max(0, k0 - 64)
-    cur = h[lo : min(h.size, k0 + 512)]
-    w = solve_ffe_dfe(cur, k0 - lo, p.rx_ffe_pre, p.rx_ffe_post, len(p.dfe_max), r, var_x, np.asarray(p.dfe_max))
-    comb = np.convolve(cur, w)
-    c0 = k0 - lo + p.rx_ffe_pre
-    h0 = comb[c0]
-    nd = len(p.dfe_max)
-    post = comb[c0 + 1 : c0 + 1 + nd]
-    b = np.clip(post / h0, bmin[: post.size], bmax[: post.size])
-    isi = comb.copy()
-    isi[c0] = 0.0
-    isi[c0 + 1 : c0 + 1 + post.size] = post - b * h0
-    noise = float(w @ r[np.abs(np.subtract.outer(lags, lags))] @ w)
-    a_s = p.r_lm * h0 / (p.levels - 1)
-    return w, float(10 * np.log10(a_s**2 / (var_x * np.sum(isi**2) + noise)))
+def _floating(p: ComParams) -> np.ndarray:
+    """The floating DFE's parameters as the kernels take them."""
+    return np.array([p.dfe_float_groups, p.dfe_float_taps, p.dfe_float_span_ui, p.dfe_float_limit,
+                     p.dfe_float_tail_start_ui, p.dfe_float_tail_rss], dtype=float)
 
 
 def _autocorr(y: np.ndarray, M: int, lags: int = 5) -> np.ndarray:
@@ -448,6 +504,6 @@ def _fom_grid(tx_grid, y, M, nd, bmax, bmin, p, var_x, var_n, xt_pulses):
     _k.fom_search(np.ascontiguousarray(tx_grid), y, win, lo, M, r_isi, r_j, r_xt, float(xt_const),
                   np.asarray(bmax, dtype=float), np.asarray(bmin, dtype=float), p.r_lm, p.levels, var_x, var_n,
                   p.a_dd_ui**2 + p.sigma_rj_ui**2, 10 ** (-p.snr_tx_db / 10), p.rx_ffe_pre + p.rx_ffe_post > 0,
-                  p.fom_xt_phase == "worst", fom, cursor)
+                  p.fom_xt_phase == "worst", _floating(p), fom, cursor)
     cursor %= n
     return fom, cursor

@@ -12,7 +12,44 @@ import numpy as np
 import channels
 from channels import media
 
-__all__ = ["ComParams"]
+__all__ = ["ComParams", "PackageCase", "PackageLine"]
+
+
+@dataclass(frozen=True)
+class PackageLine:
+    """One end's package transmission line (93A-9..14; 802.3dj's Table 178-14 classes):
+    segment lengths (m) and impedances (ohm, differential), the loss constants as 93A
+    writes them (``gamma0`` per mm, ``a1`` in sqrt(ns)/mm, ``a2`` and ``tau`` in ns/mm), and
+    a partial host channel between the package and the channel (``host_m`` of PCB line at
+    ``host_z_ohm``, 802.3dj CR's Table 179-22; none when 0)."""
+
+    lengths_m: tuple
+    z_c_ohm: tuple = (87.5, 92.5)
+    gamma0_per_mm: float = 5e-4
+    a1: float = 8.9e-4
+    a2: float = 2e-4
+    tau_ns_per_mm: float = 6.141e-3
+    host_m: float = 0.0
+    host_z_ohm: float = 92.5
+    host_gamma0_per_mm: float = 0.0
+    host_a1: float = 5.95e-4
+    host_a2: float = 2.6e-5
+    host_tau_ns_per_mm: float = 5.79e-3
+
+
+@dataclass(frozen=True)
+class PackageCase:
+    """One package test case (the COM spreadsheets' ``z_p select`` columns; 802.3dj's
+    Test 1 and Test 2 per package class, CR's host-class pairs): the package line at the
+    victim's transmitter (``tx``) and receiver (``rx``), and at a NEXT and a FEXT
+    aggressor's transmitter (default: ``tx``'s). COM is computed for every case of a
+    parameter set and is the lowest (each test case must pass)."""
+
+    name: str
+    tx: PackageLine
+    rx: PackageLine
+    next: PackageLine | None = None
+    fext: PackageLine | None = None
 
 
 @dataclass(frozen=True)
@@ -21,13 +58,28 @@ class ComParams:
 
     Tx FFE grids are the values each tap takes, ``c(-3), c(-2), c(-1), c(1)``; ``c(0) = 1 -
     sum|c|`` must stay at or above ``c0_min``. With an Rx FFE (``rx_ffe_pre``,
-    ``rx_ffe_post`` taps) the ``mmse_candidates`` best settings by the FOM without it are
-    re-ranked with MMSE Rx FFE taps (see :func:`channel_margin`). CTLE frequencies are multiples of the baud
-    rate. Package capacitances are per leg (F), lengths in m, ``gamma0`` per m, ``a1`` in
+    ``rx_ffe_post`` taps; each within ``rx_ffe_limit`` times the cursor tap) the FFE and DFE
+    are optimised by MMSE at every setting of the grid (178A, :mod:`.mmse`), each at its best
+    sampling time among ``ts_range_samples`` (first, last) samples from the equalised
+    pulse's peak (default half a UI either side; ``rx_ffe_search="rerank"`` instead takes the
+    ``mmse_candidates`` best settings by the FOM without the Rx FFE, faster and not 178A's
+    method; floating Rx FFE taps, 178A.1.8.1: ``rx_ffe_float_groups`` groups of
+    ``rx_ffe_float_taps`` within ``rx_ffe_span_ui`` taps, each within
+    ``rx_ffe_float_limit``, placed at the ``mmse_candidates`` best settings;
+    ``ts_search="pruned"`` tries every fourth
+    first and the rest only for settings within ``ts_prune_db`` of the best so far, see
+    :func:`.mmse.mmse_grid`). CTLE frequencies are multiples of the baud
+    rate. Floating DFE taps (the reference code's ``N_bg``, ``N_bf``, ``N_f``, ``bmaxg``,
+    ``N_tail_start``, ``B_float_RSS_MAX``): ``dfe_float_groups`` banks of ``dfe_float_taps``
+    taps within ``dfe_float_span_ui`` UI of the cursor, each within ``dfe_float_limit``,
+    those from ``dfe_float_tail_start_ui`` on within ``dfe_float_tail_rss`` root sum of
+    squares. Package capacitances are per leg (F), lengths in m, ``gamma0`` per m, ``a1`` in
     sqrt(ns)/mm and ``a2``, ``tau`` in ns/mm as 93A writes them. ``fom_xt_phase``: the
     crosstalk in the figure of merit at each aggressor's worst sampling phase, as 93A-33/34
     write it (``"worst"``), or averaged over its phases, as newer reference code does
-    (``"average"``).
+    (``"average"``). ``z_p_fext_m`` (default: ``z_p_tx_m``) is a FEXT aggressor's
+    transmitter package. ``package_cases``: the package test cases
+    (:class:`PackageCase`) COM is the lowest over; empty: the one package these fields set.
     """
 
     name: str
@@ -57,6 +109,12 @@ class ComParams:
     c0_min: float = 0.5
     dfe_max: tuple = (1.0,)
     dfe_min: tuple = (-1.0,)
+    dfe_float_groups: int = 0
+    dfe_float_taps: int = 3
+    dfe_float_span_ui: int = 40
+    dfe_float_limit: float = 0.05
+    dfe_float_tail_start_ui: int = 0
+    dfe_float_tail_rss: float = float("inf")
     r_0: float = 50.0
     r_d: float = 50.0
     c_d_f: tuple = (1.2e-13,)
@@ -67,6 +125,7 @@ class ComParams:
     z_p_tx_m: tuple = (12e-3,)
     z_p_rx_m: tuple = (12e-3,)
     z_p_next_m: tuple = (12e-3,)
+    z_p_fext_m: tuple | None = None
     gamma0_per_mm: float = 5e-4
     a1: float = 8.9e-4
     a2: float = 2e-4
@@ -74,8 +133,19 @@ class ComParams:
     samples_per_ui: int = 32
     rx_ffe_pre: int = 0
     rx_ffe_post: int = 0
+    rx_ffe_limit: float = float("inf")
+    rx_ffe_search: str = "every"
+    rx_ffe_float_groups: int = 0
+    rx_ffe_float_taps: int = 4
+    rx_ffe_span_ui: int = 0
+    rx_ffe_float_limit: float = 0.05
     mmse_candidates: int = 24
+    ts_range_samples: tuple | None = None
+    ts_search: str = "full"
+    ts_prune_db: float = 1.0
     fom_xt_phase: str = "worst"
+    package_cases: tuple = ()
+    lines: tuple | None = None
     source: str = ""
 
     @property
@@ -97,17 +167,19 @@ class ComParams:
     @classmethod
     def ieee_802_3ck_kr(cls) -> ComParams:
         """100GBASE-KR1 (802.3ck, 53.125 GBd PAM4, Annex 163A) as in the reference COM
-        configuration sheet ``3ck_d3p1_KR_11_30_21`` (MATLAB COM 3.70), as transcribed in
-        public COM ports: DER0 1e-4, eta_0 8.2e-9 V^2/GHz, 12 DFE taps (the sheet's
-        b_min of 0.3 and 0.05 for the first two taps kept as transcribed), package C_d
-        120 fF, L_s 0.12 nH, C_b 30 fF, C_p 87 fF, 12 mm at 87.5 ohm plus 1.8 mm at 92.5 ohm
-        (gamma0 1e-7/mm, a1 9.909e-4, a2 2.772e-4, tau 6.141e-3 ns/mm).
-
-        Not from the sheet: T_r = 4 ps (the transcription lacks it; this is the 802.3dj
-        value, 7.5 ps of the ck C2C sheet lowers COM by about 0.8 dB), and the sheet's
-        floating DFE taps are not modelled."""
+        configuration sheet ``config_com_ieee8023_93a=3ck_SA_KR_08_17_2022.xlsx`` (in the
+        public MATLAB COM repository's ``config_sheets_100G``): DER0 1e-4, T_r 7.5 ps
+        (``FORCE_TR`` 1), eta_0 8.2e-9 V^2/GHz, 12 DFE taps (the sheet's b_min of 0.3 and
+        0.05 for the first two taps as it writes them), package C_d 120 fF, L_s 0.12 nH,
+        C_b 30 fF, C_p 87 fF, line 87.5 ohm then 1.8 mm at 92.5 ohm (gamma0 0, here 1e-7/mm,
+        a1 9.909e-4, a2 2.772e-4, tau 6.141e-3 ns/mm) in the sheet's two package test
+        cases (``z_p select [1 2]``): test 1, 12 mm at every end; test 2, 31 mm at the
+        transmitters (victim and FEXT) and 29 mm at the receiver and the NEXT transmitter;
+        floating DFE taps, 3 banks of 3 within 40 UI, each within 0.05, those from 25 UI on
+        within 0.02 root sum of squares (``N_bg``, ``N_bf``, ``N_f``, ``bmaxg``,
+        ``N_tail_start``, ``B_float_RSS_MAX``)."""
         return cls(
-            name="802.3ck KR", baud_hz=53.125e9, der0=1e-4, t_r_s=4e-12, r_lm=0.95,
+            name="802.3ck KR", baud_hz=53.125e9, der0=1e-4, t_r_s=7.5e-12, r_lm=0.95,
             a_v=0.413, a_fe=0.413, a_ne=0.608, snr_tx_db=33.0, eta0_v2_per_hz=8.2e-18,
             sigma_rj_ui=0.01, a_dd_ui=0.02, f_r=0.75,
             g_dc_db=tuple(float(-g) for g in range(21)), g_dc2_db=tuple(float(-g) for g in range(7)),
@@ -118,45 +190,151 @@ class ComParams:
             c0_min=0.54,
             dfe_max=(0.85, 0.3) + (0.2,) * 5 + (0.1,) * 5,
             dfe_min=(0.3, 0.05) + (-0.03,) * 10,
+            dfe_float_groups=3, dfe_float_taps=3, dfe_float_span_ui=40, dfe_float_limit=0.05,
+            dfe_float_tail_start_ui=25, dfe_float_tail_rss=0.02,
             r_d=50.0, c_d_f=(1.2e-13,), l_s_h=(0.12e-9,), c_b_f=0.3e-13, c_p_f=0.87e-13,
             z_c_ohm=(87.5, 92.5), z_p_tx_m=(12e-3, 1.8e-3), z_p_rx_m=(12e-3, 1.8e-3), z_p_next_m=(12e-3, 1.8e-3),
             gamma0_per_mm=1e-7, a1=9.909e-4, a2=2.772e-4, tau_ns_per_mm=6.141e-3,
-            source="IEEE 802.3ck 163A, 3ck_d3p1_KR COM sheet values as public COM ports transcribe them",
+            package_cases=(_ck_case("test 1 (12 mm)", 12e-3, 12e-3, 12e-3, 12e-3),
+                           _ck_case("test 2 (31/29 mm)", 31e-3, 29e-3, 29e-3, 31e-3)),
+            source="IEEE 802.3ck 163A, MATLAB COM sheet config_com_ieee8023_93a=3ck_SA_KR_08_17_2022",
         )
 
     @classmethod
-    def ieee_802_3dj_kr(cls) -> ComParams:
-        """200GBASE-KR1 (802.3dj draft, 106.25 GBd PAM4, Annex 178A) values as PyChOpMarg's
-        ``IEEE_8023dj`` set carries them, with its 16-tap Rx FFE (5 pre, 10 post) and one
-        DFE tap. 178A optimises the Rx FFE by MMSE at every setting of the grid; here the
-        Tx FFE step is 0.02 (not 0.005) and the MMSE re-ranks the FOM's best settings."""
+    def ieee_802_3dj_kr(cls, package_class: str = "A") -> ComParams:
+        """200GBASE-KR1 (P802.3dj/D3.3, 106.25 GBd PAM4, Annex 178A): Table 178-15's COM
+        values and Table 178-14's device and package models, as PyChOpMarg 3.4.0
+        (``pychopmarg.config.ieee_8023dj_d3p3``) transcribes the draft of 24 September 2026.
+
+        R_0 = R_d = 46.25 ohm; DER0 2e-4; T_r 4 ps; A_v = A_fe 0.385 V, A_ne 0.481 V;
+        SNR_TX 33.5 dB; eta_0 7.5e-9 V^2/GHz; CTLE f_z = f_p1 = f_b/2.5, f_p2 = f_b, f_LF =
+        f_b/80, g_DC 0 to -20 dB, g_DC2 0 to -6 dB; Tx FFE c(-2) 0 to 0.14, c(-1) -0.34 to 0,
+        c(1) -0.2 to 0 in steps of 0.02, c(0) >= 0.54; f_r 0.55 f_b; Rx FFE of 15 fixed taps
+        (6 before the cursor), each within 0.7 of it, and 2 floating groups of 4 taps within
+        87, each within 0.05; one DFE tap in 0 .. 0.85. Device:
+        C_d 40/90/110 fF with L_s 0.13/0.15/0.14 nH, C_b 30 fF, C_p 40 fF. Package class A:
+        line 1 at 87.5 ohm then 1.8 mm at 92.5 ohm (a1 8.9e-4, a2 2e-4); class B: line 1 at
+        87.5 ohm, then 2.0 mm at 95, 1.3 mm at 100 and 1.5 mm at 78 ohm (a1 6.5e-4,
+        a2 2.93e-4). Line 1 per test (Tx, Rx): A 33/33 mm and 12/12 mm, B 45/44 and 30/29 mm.
+        ``package_class``: ``"A"``, ``"B"`` or ``"AB"`` (both classes' tests).
+
+        The floating taps are placed at the 24 best settings by the MMSE FOM with the fixed
+        taps (178A places them at every setting). Not modelled: the quantisation noise
+        (N_qb 6 bits, P_qc 1e-7), which lowers COM, and the MLSD receiver of 178A.1.10,
+        which raises it."""
+        classes = {"A": ("A",), "B": ("B",), "AB": ("A", "B")}.get(package_class)
+        if classes is None:
+            raise ValueError(f"package_class must be 'A', 'B' or 'AB', got {package_class!r}")
+        cases = tuple(PackageCase(f"class {k} test {t}", _dj_line(k, zt), _dj_line(k, zr))
+                      for k in classes for t, (zt, zr) in enumerate(_DJ_KR_ZP1[k], start=1))
+        return cls._dj(f"802.3dj KR (class {package_class})", cases,
+                       "IEEE P802.3dj/D3.3 Tables 178-14 and 178-15 as PyChOpMarg 3.4.0 transcribes them")
+
+    @classmethod
+    def ieee_802_3dj_cr(cls, cable_class: str = "CA-A") -> ComParams:
+        """200GBASE-CR1 (P802.3dj/D3.3, Clause 179): the KR values of
+        :meth:`ieee_802_3dj_kr` (Table 179-24 shares them) with the host classes of Table
+        179-23 as package cases: HL (class A package, line 1 8 mm, host PCB 22 mm), HN
+        (class B, 15 mm, 83 mm), HH (class B, 45 mm, 74 mm); the partial host channel of
+        Table 179-22 (92.5 ohm, a1 5.95e-4, a2 2.6e-5, tau 5.79e-3 ns/mm). Every
+        (transmitter host, receiver host) pair Table 179-21 allows for ``cable_class``
+        (``"CA-A"`` .. ``"CA-D"``) is a case; COM is the lowest."""
+        pairs = _DJ_CR_PAIRS.get(cable_class)
+        if pairs is None:
+            raise ValueError(f"cable_class must be one of {sorted(_DJ_CR_PAIRS)}, got {cable_class!r}")
+        cases = tuple(PackageCase(f"{tx} to {rx}", _dj_host(tx), _dj_host(rx)) for tx, rx in pairs)
+        return cls._dj(f"802.3dj CR ({cable_class})", cases,
+                       "IEEE P802.3dj/D3.3 Tables 179-21 to 179-24 as PyChOpMarg 3.4.0 transcribes them")
+
+    @classmethod
+    def _dj(cls, name: str, cases: tuple, source: str) -> ComParams:
+        fb = 106.25e9
         return cls(
-            name="802.3dj KR", baud_hz=106.25e9, der0=2e-4, t_r_s=4e-12, r_lm=0.95,
-            a_v=0.413, a_fe=0.413, a_ne=0.45, snr_tx_db=33.0, eta0_v2_per_hz=6.0e-18,
-            sigma_rj_ui=0.01, a_dd_ui=0.02, f_r=0.58,
-            g_dc_db=tuple(float(-g) for g in range(16)), g_dc2_db=tuple(-g / 2 for g in range(11)),
-            c_m3=tuple(np.round(np.arange(-0.06, 0.0001, 0.02), 4)),
-            c_m2=tuple(np.round(np.arange(0.0, 0.1201, 0.02), 4)),
+            name=name, baud_hz=fb, der0=2e-4, t_r_s=4e-12, r_lm=0.95, a_v=0.385, a_fe=0.385, a_ne=0.481,
+            snr_tx_db=33.5, eta0_v2_per_hz=7.5e-18, sigma_rj_ui=0.01, a_dd_ui=0.02, f_r=0.55,
+            ctle_fz=1 / 2.5, ctle_fp1=1 / 2.5, ctle_fp2=1.0, ctle_flf=1 / 80,
+            g_dc_db=tuple(float(-g) for g in range(21)), g_dc2_db=tuple(float(-g) for g in range(7)),
+            c_m3=(0.0,), c_m2=tuple(np.round(np.arange(0.0, 0.1401, 0.02), 4)),
             c_m1=tuple(np.round(np.arange(-0.34, 0.0001, 0.02), 4)),
-            c_p1=tuple(np.round(np.arange(-0.2, 0.0001, 0.02), 4)),
-            c0_min=0.5, dfe_max=(0.85,), dfe_min=(0.0,), rx_ffe_pre=5, rx_ffe_post=10,
-            r_d=50.0, c_d_f=(0.4e-13, 0.9e-13, 1.1e-13), l_s_h=(0.13e-9, 0.15e-9, 0.14e-9), c_b_f=0.3e-13,
-            c_p_f=0.4e-13, z_c_ohm=(87.5, 92.5), z_p_tx_m=(33e-3, 1.8e-3), z_p_rx_m=(33e-3, 1.8e-3),
-            z_p_next_m=(33e-3, 1.8e-3),
-            source="IEEE P802.3dj 178A as in PyChOpMarg's IEEE_8023dj (Tx FFE step 0.02; MMSE re-ranking)",
-        )
+            c_p1=tuple(np.round(np.arange(-0.2, 0.0001, 0.02), 4)), c0_min=0.54,
+            dfe_max=(0.85,), dfe_min=(0.0,), rx_ffe_pre=6, rx_ffe_post=8, rx_ffe_limit=0.7,
+            rx_ffe_float_groups=2, rx_ffe_float_taps=4, rx_ffe_span_ui=87, rx_ffe_float_limit=0.05,
+            r_0=46.25, r_d=46.25, c_d_f=(0.4e-13, 0.9e-13, 1.1e-13), l_s_h=(0.13e-9, 0.15e-9, 0.14e-9),
+            c_b_f=0.3e-13, c_p_f=0.4e-13, z_c_ohm=(87.5, 92.5), z_p_tx_m=(33e-3, 1.8e-3),
+            z_p_rx_m=(33e-3, 1.8e-3), z_p_next_m=(33e-3, 1.8e-3), package_cases=cases, source=source)
+
+    def cases(self) -> list[tuple[str, ComParams]]:
+        """Each package test case as ``(name, parameter set with its package)``; one
+        ``("default", self)`` without ``package_cases``."""
+        if not self.package_cases:
+            return [("default", self)]
+        out = []
+        for c in self.package_cases:
+            if not isinstance(c, PackageCase):
+                raise TypeError(f"package_cases holds PackageCase values, got {type(c).__name__}")
+            out.append((c.name, replace(self, package_cases=(), lines=(c.tx, c.rx, c.next or c.tx, c.fext or c.tx))))
+        return out
+
+    def line(self, end: str) -> PackageLine:
+        """The package line at one end: ``"tx"``, ``"rx"``, ``"next"`` or ``"fext"``."""
+        if self.lines is not None:
+            return self.lines[("tx", "rx", "next", "fext").index(end)]
+        lengths = {"tx": self.z_p_tx_m, "next": self.z_p_next_m, "rx": self.z_p_rx_m,
+                   "fext": self.z_p_tx_m if self.z_p_fext_m is None else self.z_p_fext_m}[end]
+        return PackageLine(tuple(lengths), tuple(self.z_c_ohm), self.gamma0_per_mm, self.a1, self.a2,
+                           self.tau_ns_per_mm)
 
     def package(self, f_hz: np.ndarray, end: str) -> channels.Channel:
-        """The reference package (:func:`channels.media.com_package`) at one end:
-        ``"tx"``, ``"next"`` (a NEXT aggressor's transmitter) or ``"rx"``."""
-        lengths = {"tx": self.z_p_tx_m, "next": self.z_p_next_m, "rx": self.z_p_rx_m}[end]
-        return media.com_package(
-            lengths, self.z_c_ohm, die_cap_f=self.c_d_f, series_l_h=self.l_s_h, bump_cap_f=self.c_b_f,
-            ball_cap_f=self.c_p_f, gamma0_per_mm=self.gamma0_per_mm, a1=self.a1, a2=self.a2,
-            tau_ns_per_mm=self.tau_ns_per_mm, receiver=end == "rx", frequency=f_hz, name=f"package_{end}")
+        """The reference package (:func:`channels.media.com_package`) at one end, ``"tx"``,
+        ``"next"`` or ``"fext"`` (an aggressor's transmitter) or ``"rx"``, with its
+        partial host channel on the board side where its line has one."""
+        ln = self.line(end)
+        pkg = media.com_package(
+            ln.lengths_m, ln.z_c_ohm, die_cap_f=self.c_d_f, series_l_h=self.l_s_h, bump_cap_f=self.c_b_f,
+            ball_cap_f=self.c_p_f, gamma0_per_mm=ln.gamma0_per_mm, a1=ln.a1, a2=ln.a2,
+            tau_ns_per_mm=ln.tau_ns_per_mm, receiver=end == "rx", frequency=f_hz, name=f"package_{end}")
+        if ln.host_m <= 0:
+            return pkg
+        host = media.com_package(
+            (ln.host_m,), (ln.host_z_ohm,), die_cap_f=(0.0,), series_l_h=(0.0,), bump_cap_f=0.0, ball_cap_f=0.0,
+            gamma0_per_mm=ln.host_gamma0_per_mm, a1=ln.host_a1, a2=ln.host_a2, tau_ns_per_mm=ln.host_tau_ns_per_mm,
+            frequency=f_hz, name=f"host_{end}")
+        return channels.cascade(host, pkg) if end == "rx" else channels.cascade(pkg, host)
 
     def with_(self, **changes) -> ComParams:
         return replace(self, **changes)
 
     def to_dict(self) -> dict:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()}
+
+
+def _ck_case(name: str, tx: float, rx: float, nxt: float, fext: float) -> PackageCase:
+    """An 802.3ck KR package test case: line 1 lengths at each end, then 1.8 mm at 92.5 ohm
+    (the 3ck_SA_KR_08_17_2022 sheet's package)."""
+    def line(z):
+        return PackageLine((z, 1.8e-3), (87.5, 92.5), 1e-7, 9.909e-4, 2.772e-4, 6.141e-3)
+    return PackageCase(name, line(tx), line(rx), line(nxt), line(fext))
+
+
+# P802.3dj/D3.3 package lines (Table 178-14) and CR host classes (Tables 179-21..23)
+_DJ_KR_ZP1 = {"A": ((33e-3, 33e-3), (12e-3, 12e-3)), "B": ((45e-3, 44e-3), (30e-3, 29e-3))}
+_DJ_CR_HOSTS = {"HL": ("A", 8e-3, 22e-3), "HN": ("B", 15e-3, 83e-3), "HH": ("B", 45e-3, 74e-3)}
+_DJ_CR_PAIRS = {
+    "CA-A": (("HN", "HL"), ("HN", "HN"), ("HN", "HH"), ("HL", "HL"), ("HL", "HN"), ("HL", "HH"), ("HH", "HL"),
+             ("HH", "HN")),
+    "CA-B": (("HL", "HL"), ("HL", "HN"), ("HL", "HH"), ("HN", "HL"), ("HN", "HN"), ("HH", "HL")),
+    "CA-C": (("HL", "HL"), ("HL", "HN"), ("HN", "HL")),
+    "CA-D": (("HL", "HL"),),
+}
+
+
+def _dj_line(package_class: str, zp1: float, host_m: float = 0.0) -> PackageLine:
+    if package_class == "A":
+        return PackageLine((zp1, 1.8e-3), (87.5, 92.5), 5e-4, 8.9e-4, 2e-4, 6.141e-3, host_m=host_m)
+    return PackageLine((zp1, 2.0e-3, 1.3e-3, 1.5e-3), (87.5, 95.0, 100.0, 78.0), 5e-4, 6.5e-4, 2.93e-4, 6.141e-3,
+                       host_m=host_m)
+
+
+def _dj_host(host_class: str) -> PackageLine:
+    k, zp1, zh = _DJ_CR_HOSTS[host_class]
+    return _dj_line(k, zp1, zh)

@@ -1,0 +1,462 @@
+"""The Rx FFE of Annex 178A: optimised by minimum mean square error at every setting.
+
+802.3dj's reference receiver (178A.1.6, after Healey and Hegde, "Reference receiver
+framework for 200G/lane electrical interfaces and PHYs", P802.3dj, January 2024) has an
+Rx FFE of ``N_w`` UI-spaced taps (``d_w`` before the cursor) and a DFE. At every Tx FFE x
+CTLE setting of the grid and every sampling time of the search range, the FFE and DFE taps
+minimise the mean square error at the slicer with the FFE output's cursor held at one:
+
+    MSE = sigma_X^2 (w^T R w + 1 + b^T b - 2 w^T h_0 - 2 w^T H_b^T b),  h_0^T w = 1,
+
+``R = H^T H + R_n / sigma_X^2`` (178A-33) with ``H`` the convolution matrix of the sampled
+pulse (``H[n, i] = h[n - i]``), ``h_0`` its cursor row and ``H_b`` the DFE's rows, and
+``R_n`` the autocorrelation of the noise at the FFE input per UI lag (178A-18): the Rx noise
+``eta_0 |H_r H_ctf|^2`` (93A-35), the transmitter's noise white at the driver after its FFE
+through the whole pulse without the Tx FFE (178A-21: ``10^(-SNR_TX/10)``, no sigma_X^2),
+random and dual-Dirac jitter through the equalised pulse's slope (178A-23) and each
+aggressor at its own worst phase (178A-20). The DFE taps follow ``b = H_b w`` unless one
+passes its limits; then they are clipped and the FFE re-solved with them fixed. FFE taps
+beyond ``rx_ffe_limit`` times the cursor tap are clipped and the taps renormalised (the
+P802.3dj normalisation). The figure of merit is ``20 log10(R_LM / (L - 1) / sqrt(MSE))``.
+
+Sums of squares over the whole record are quadratic forms in the Tx FFE taps, whose
+matrices are the circular autocorrelations of the UI-sampled pulse per phase (as in the
+93A search); so every setting costs a few thousand operations, in one Numba kernel.
+:func:`solve_at` is the same solution written out with dense matrices and
+``numpy.linalg.solve`` on the KKT system, the kernel's oracle in the tests.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+__all__ = ["mmse_grid", "solve_at", "phase_tables"]
+
+
+def phase_tables(y: np.ndarray, M: int, lags: int) -> tuple[np.ndarray, np.ndarray]:
+    """The UI-sampled record at each phase, ``Y[ph, k] = y[ph + k M]``, and its circular
+    autocorrelation ``A[ph, m] = sum_k Y[ph, k] Y[ph, k + m]`` for ``m < lags``."""
+    K = y.size // M
+    Y = np.ascontiguousarray(y[: K * M].reshape(K, M).T)
+    F = np.fft.rfft(Y, axis=1)
+    A = np.fft.irfft(np.abs(F) ** 2, K, axis=1)[:, :lags]
+    return Y, np.ascontiguousarray(A)
+
+
+@njit(cache=True, fastmath=True, error_model="numpy")
+def _chol(Q, Lm, n):
+    """Cholesky factor of the ``n x n`` symmetric matrix ``Q`` into ``Lm``; False when
+    ``Q`` is not positive definite."""
+    for j in range(n):
+        s = Q[j, j]
+        for k in range(j):
+            s -= Lm[j, k] * Lm[j, k]
+        if s <= 0.0:
+            return False
+        d = np.sqrt(s)
+        Lm[j, j] = d
+        for i in range(j + 1, n):
+            t = Q[i, j]
+            for k in range(j):
+                t -= Lm[i, k] * Lm[j, k]
+            Lm[i, j] = t / d
+    return True
+
+
+@njit(cache=True, fastmath=True, error_model="numpy")
+def _chol_solve(Lm, rhs, x, n):
+    """``x = Q^-1 rhs`` from the Cholesky factor ``Lm`` of ``Q``."""
+    for i in range(n):
+        t = rhs[i]
+        for k in range(i):
+            t -= Lm[i, k] * x[k]
+        x[i] = t / Lm[i, i]
+    for i in range(n - 1, -1, -1):
+        t = x[i]
+        for k in range(i + 1, n):
+            t -= Lm[k, i] * x[k]
+        x[i] = t / Lm[i, i]
+
+
+@njit(cache=True, fastmath=True, error_model="numpy")
+def _solve_one(r, h0, Hb, nw, nd, dw, bmin, bmax, wlim, var_x, r_lm, levels, w_out, b_out, R, Q, Lm, v, u, z,
+               P, G, Lg, e1, e2):
+    """The constrained MMSE solution for one pulse and noise (``r``: the Toeplitz row of
+    ``R``); writes the taps into ``w_out`` and ``b_out`` and returns the FOM (dB), or
+    -1e3 when the system is singular. ``R .. e2`` are work arrays."""
+    for i in range(nw):
+        for j in range(nw):
+            x = r[abs(i - j)]
+            R[i, j] = x
+            for q in range(nd):
+                x -= Hb[q, i] * Hb[q, j]
+            Q[i, j] = x
+    if not _chol(Q, Lm, nw):
+        return -1e3
+    _chol_solve(Lm, h0, v, nw)
+    lam = 0.0
+    for i in range(nw):
+        lam += h0[i] * v[i]
+    if lam <= 0.0:
+        return -1e3
+    for i in range(nw):
+        w_out[i] = v[i] / lam
+    clipped = False
+    for q in range(nd):
+        s = 0.0
+        for i in range(nw):
+            s += Hb[q, i] * w_out[i]
+        bq = min(max(s, bmin[q]), bmax[q])
+        clipped |= bq != s
+        b_out[q] = bq
+    if clipped:  # the DFE at its limits: the FFE re-solved with those taps fixed,
+        # R^-1 = (Q + Hb^T Hb)^-1 by Woodbury from Q's factor: P = Q^-1 Hb^T, G = I + Hb P
+        for q in range(nd):
+            for i in range(nw):
+                z[i] = Hb[q, i]
+            _chol_solve(Lm, z, u, nw)
+            for i in range(nw):
+                P[i, q] = u[i]
+        for q in range(nd):
+            for k in range(nd):
+                t = 1.0 if q == k else 0.0
+                for i in range(nw):
+                    t += Hb[q, i] * P[i, k]
+                G[q, k] = t
+        if not _chol(G, Lg, nd):
+            return -1e3
+        # z = R^-1 h0 = v - P G^-1 Hb v ; u = R^-1 Hb^T b = P b - P G^-1 Hb P b
+        for q in range(nd):
+            t = 0.0
+            for i in range(nw):
+                t += Hb[q, i] * v[i]
+            e1[q] = t
+        _chol_solve(Lg, e1, e2, nd)
+        for i in range(nw):
+            t = v[i]
+            for q in range(nd):
+                t -= P[i, q] * e2[q]
+            z[i] = t
+        for i in range(nw):
+            t = 0.0
+            for q in range(nd):
+                t += P[i, q] * b_out[q]
+            u[i] = t
+        for q in range(nd):
+            t = 0.0
+            for i in range(nw):
+                t += Hb[q, i] * u[i]
+            e1[q] = t
+        _chol_solve(Lg, e1, e2, nd)
+        for i in range(nw):
+            for q in range(nd):
+                u[i] -= P[i, q] * e2[q]
+        hu, hz = 0.0, 0.0
+        for i in range(nw):
+            hu += h0[i] * u[i]
+            hz += h0[i] * z[i]
+        mu = (1.0 - hu) / hz
+        for i in range(nw):
+            w_out[i] = u[i] + mu * z[i]
+    lim = wlim * abs(w_out[dw])
+    hit = False
+    for i in range(nw):
+        if i != dw and abs(w_out[i]) > lim:
+            w_out[i] = lim if w_out[i] > 0 else -lim
+            hit = True
+    if hit:  # renormalised to a unit cursor, and the DFE follows
+        s = 0.0
+        for i in range(nw):
+            s += h0[i] * w_out[i]
+        for i in range(nw):
+            w_out[i] /= s
+        for q in range(nd):
+            t = 0.0
+            for i in range(nw):
+                t += Hb[q, i] * w_out[i]
+            b_out[q] = min(max(t, bmin[q]), bmax[q])
+    wrw, wh0, whb, bb = 0.0, 0.0, 0.0, 0.0
+    for i in range(nw):
+        s = 0.0
+        for j in range(nw):
+            s += R[i, j] * w_out[j]
+        wrw += w_out[i] * s
+        wh0 += w_out[i] * h0[i]
+    for q in range(nd):
+        t = 0.0
+        for i in range(nw):
+            t += Hb[q, i] * w_out[i]
+        whb += t * b_out[q]
+        bb += b_out[q] * b_out[q]
+    mse = var_x * (wrw + 1.0 + bb - 2.0 * wh0 - 2.0 * whb)
+    if mse <= 0.0:
+        return -1e3
+    return 20.0 * np.log10(r_lm / (levels - 1) / np.sqrt(mse))
+
+
+@njit(cache=True, fastmath=True, error_model="numpy")
+def _fom_at(c, cc, s_ix, Y, A, SA, rn_ph, xt, M, dw, nw, bmin, bmax, wlim, var_x, jit_var, r_lm, levels, r, h0,
+            Hb, w_t, b_t, R, Q, Lm, v, u, z, hv, P, G, Lg, e1, e2):
+    """The MMSE FOM of Tx FFE taps ``c`` (``cc[m + 4]``: the sums of ``c_i c_j`` over
+    ``i - j = m``) with the cursor at sample ``s_ix``."""
+    K = Y.shape[1]
+    nd = bmin.size
+    ph = s_ix % M
+    dh = s_ix // M
+    for lg in range(nw):
+        a_s, j_s = 0.0, 0.0
+        for m in range(-4, 5):
+            q = abs(lg + m)
+            a_s += cc[m + 4] * A[ph, q]
+            j_s += cc[m + 4] * SA[ph, q]
+        r[lg] = a_s + (rn_ph[ph, lg] + var_x * jit_var * j_s + xt[lg]) / var_x
+    base = dh + dw - nw + 1  # h[base + k], k < nw + nd: the cursor row and the DFE rows
+    for k in range(nw + nd):
+        s = 0.0
+        for i in range(5):
+            s += c[i] * Y[ph, (base + k - (i - 3)) % K]
+        hv[k] = s
+    for i in range(nw):
+        h0[i] = hv[nw - 1 - i]
+        for q in range(nd):
+            Hb[q, i] = hv[nw + q - i]
+    return _solve_one(r, h0, Hb, nw, nd, dw, bmin, bmax, wlim, var_x, r_lm, levels, w_t, b_t, R, Q, Lm, v, u, z,
+                      P, G, Lg, e1, e2)
+
+
+@njit(cache=True, fastmath=True, error_model="numpy")
+def _setting(c, Y, A, SA, rn_ph, F, win, win_lo, M, dw, nw, bmin, bmax, wlim, var_x, jit_var, r_lm, levels, ts_lo,
+             ts_hi, coarse, prune_db, best_so_far):
+    """One Tx FFE setting of :func:`mmse_grid`: (FOM, cursor sample)."""
+    W = win.shape[1]
+    nd = bmin.size
+    na = F.shape[0]
+    r, h0, Hb, w_t, b_t, xt = np.empty(nw), np.empty(nw), np.empty((nd, nw)), np.empty(nw), np.empty(nd), np.zeros(nw)
+    R, Q, Lm = np.empty((nw, nw)), np.empty((nw, nw)), np.zeros((nw, nw))
+    v, u, z, hv = np.empty(nw), np.empty(nw), np.empty(nw), np.empty(nw + nd)
+    P, G, Lg, e1, e2 = np.empty((nw, nd)), np.empty((nd, nd)), np.zeros((nd, nd)), np.empty(nd), np.empty(nd)
+    cc = np.empty(9)
+    for m in range(-4, 5):
+        s = 0.0
+        for i in range(5):
+            j = i - m
+            if 0 <= j < 5:
+                s += c[i] * c[j]
+        cc[m + 4] = s
+    best_w, pk = -1e300, 0
+    for q in range(W):
+        s = 0.0
+        for i in range(5):
+            s += c[i] * win[i, q]
+        if s > best_w:
+            best_w, pk = s, q
+    pk += win_lo
+    for a in range(na):
+        e_best, m_best = -1.0, 0
+        for m in range(M):
+            e = 0.0
+            for d in range(-4, 5):
+                e += cc[d + 4] * F[a, m, abs(d)]
+            if e > e_best:
+                e_best, m_best = e, m
+        for lg in range(nw):
+            s = 0.0
+            for d in range(-4, 5):
+                s += cc[d + 4] * F[a, m_best, abs(lg + d)]
+            xt[lg] += var_x * s
+    best_f, best_s = -1e300, pk
+    step = coarse if coarse > 1 else 1
+    for ts in range(ts_lo, ts_hi + 1, step):
+        f = _fom_at(c, cc, pk + ts, Y, A, SA, rn_ph, xt, M, dw, nw, bmin, bmax, wlim, var_x, jit_var, r_lm, levels,
+                    r, h0, Hb, w_t, b_t, R, Q, Lm, v, u, z, hv, P, G, Lg, e1, e2)
+        if f > best_f:
+            best_f, best_s = f, pk + ts
+    if step > 1 and best_f >= best_so_far - prune_db:
+        for ts in range(ts_lo, ts_hi + 1):
+            if (ts - ts_lo) % step == 0:
+                continue
+            f = _fom_at(c, cc, pk + ts, Y, A, SA, rn_ph, xt, M, dw, nw, bmin, bmax, wlim, var_x, jit_var, r_lm,
+                        levels, r, h0, Hb, w_t, b_t, R, Q, Lm, v, u, z, hv, P, G, Lg, e1, e2)
+            if f > best_f:
+                best_f, best_s = f, pk + ts
+    return best_f, best_s
+
+
+@njit(cache=True, parallel=True)
+def mmse_grid(tx_grid, Y, A, SA, rn_ph, F, win, win_lo, M, dw, nw, bmin, bmax, wlim, var_x, jit_var, r_lm,
+              levels, ts_lo, ts_hi, coarse, prune_db, best_so_far, fom_out, cursor_out):
+    """The MMSE figure of merit of every Tx FFE setting (rows of ``tx_grid``, taps
+    ``c(-3) .. c(1)``, tap ``i`` delaying the pulse by ``i - 3`` UI) for one CTLE setting,
+    at its best sampling time among ``ts_lo .. ts_hi`` samples from the equalised pulse's
+    peak (every one: with the FFE's tap limits the FOM is not unimodal in it). The settings
+    run in parallel over Numba's threads (``NUMBA_NUM_THREADS``); each is independent.
+
+    ``Y[ph, k]``: the through pulse sampled once per UI at each phase; ``A``, ``SA``: the
+    circular autocorrelations per phase of the pulse and of its slope (V per UI);
+    ``rn_ph[ph, l]``: the noise autocorrelation that does not depend on the Tx FFE (Rx
+    noise, transmitter noise through the pulse, NEXT aggressors); ``F[a, ph, m]``: each
+    FEXT aggressor's autocorrelations (its transmitter shares the victim's FFE; its worst
+    phase is taken, 178A-20); ``win[i, w]``: the delayed pulses around the peak from sample
+    ``win_lo``. Writes ``fom_out`` and the cursor sample ``cursor_out``.
+
+    With ``coarse > 1`` a setting is first tried at every ``coarse``-th sampling time; only
+    if its best there is within ``prune_db`` of ``best_so_far`` (the best FOM of the CTLE
+    settings searched before) are the others tried. A pruned setting's ``fom_out`` is its
+    coarse best, a lower bound; the best setting is found as by the full search unless some
+    setting's FOM rises more than ``prune_db`` between coarse sampling times.
+    """
+    for t in prange(tx_grid.shape[0]):
+        f, s = _setting(tx_grid[t], Y, A, SA, rn_ph, F, win, win_lo, M, dw, nw, bmin, bmax, wlim, var_x, jit_var,
+                        r_lm, levels, ts_lo, ts_hi, coarse, prune_db, best_so_far)
+        fom_out[t] = f
+        cursor_out[t] = s
+
+
+def solve_at(h: np.ndarray, k0: int, r_n: np.ndarray, dw: int, nw: int, nd: int, bmin, bmax, wlim,
+             var_x: float, r_lm: float, levels: int, cols=None) -> tuple[np.ndarray, np.ndarray, float]:
+    """The same MMSE solution for one sampled pulse ``h`` (cursor at ``h[k0]``) and noise
+    autocorrelation ``r_n`` (per UI lag, ``nw`` lags), written out with dense matrices:
+    the KKT system of 178A-33..36 solved by ``numpy.linalg.solve``. ``cols``: the FFE tap
+    positions in use out of ``nw`` (default all; floating taps, 178A.1.8.1), ``wlim`` one
+    limit for every tap or one per position. Returns the FFE taps (zero off ``cols``), the
+    DFE taps and the FOM (dB)."""
+    h = np.asarray(h, dtype=float)
+    cols = np.arange(nw) if cols is None else np.asarray(cols)
+    n_out = h.size + nw - 1
+    H = np.zeros((n_out, nw))
+    for i in range(nw):
+        H[i : i + h.size, i] = h
+    d = k0 + dw
+    H = H[:, cols]
+    h0, Hb = H[d], H[d + 1 : d + 1 + nd]
+    R = H.T @ H + np.asarray(r_n)[np.abs(np.subtract.outer(cols, cols))] / var_x
+    n = cols.size
+    A = np.block([[R, -Hb.T, -h0[:, None]], [-Hb, np.eye(nd), np.zeros((nd, 1))],
+                  [h0[None, :], np.zeros((1, nd)), np.zeros((1, 1))]])
+    x = np.linalg.solve(A, np.concatenate([h0, np.zeros(nd), [1.0]]))
+    w, b = x[:n], x[n : n + nd]
+    b_lim = np.clip(b, bmin, bmax)
+    if not np.array_equal(b_lim, b):
+        A2 = np.block([[R, -h0[:, None]], [h0[None, :], np.zeros((1, 1))]])
+        w = np.linalg.solve(A2, np.concatenate([Hb.T @ b_lim, [1.0]]))[:n]
+    b = b_lim
+    main = int(np.flatnonzero(cols == dw)[0])
+    lim = np.broadcast_to(np.asarray(wlim, dtype=float), (nw,))[cols] * abs(w[main])
+    wl = w.copy()
+    others = np.arange(n) != main
+    wl[others] = np.clip(w[others], -lim[others], lim[others])
+    if not np.array_equal(wl, w):
+        wl /= h0 @ wl
+        b = np.clip(Hb @ wl, bmin, bmax)
+    mse = var_x * (wl @ R @ wl + 1 + b @ b - 2 * wl @ h0 - 2 * wl @ Hb.T @ b)
+    full = np.zeros(nw)
+    full[cols] = wl
+    return full, b, float(20 * np.log10(r_lm / (levels - 1) / np.sqrt(mse)))
+
+
+def floating_taps(h: np.ndarray, k0: int, r_n: np.ndarray, p, var_x: float):
+    """The Rx FFE with floating taps (178A.1.8.1): the ``rx_ffe_pre + 1 + rx_ffe_post``
+    fixed taps, then ``rx_ffe_float_groups`` groups of ``rx_ffe_float_taps`` contiguous
+    taps placed one group at a time where, with those placed before, they give the best
+    MMSE FOM, anywhere up to ``rx_ffe_span_ui`` taps (each within ``rx_ffe_float_limit``
+    of the cursor tap; the fixed ones within ``rx_ffe_limit``). ``r_n`` holds the noise
+    autocorrelation for every lag of the span. Returns (taps over the span, DFE, FOM)."""
+    dw, nfix, span = p.rx_ffe_pre, p.rx_ffe_pre + 1 + p.rx_ffe_post, p.rx_ffe_span_ui
+    nd, nf = len(p.dfe_max), p.rx_ffe_float_taps
+    wlim = np.full(span, float(p.rx_ffe_float_limit))
+    wlim[:nfix] = p.rx_ffe_limit
+    args = (nd, np.asarray(p.dfe_min, dtype=float), np.asarray(p.dfe_max, dtype=float), wlim, var_x, p.r_lm, p.levels)
+    chosen = list(range(nfix))
+    best = solve_at(h, k0, r_n, dw, span, *args, cols=chosen)
+    for _ in range(p.rx_ffe_float_groups):
+        trial = None
+        for start in range(nfix, span - nf + 1):
+            grp = list(range(start, start + nf))
+            if any(c in chosen for c in grp):
+                continue
+            r = solve_at(h, k0, r_n, dw, span, *args, cols=sorted(chosen + grp))
+            if trial is None or r[2] > trial[0][2]:
+                trial = (r, grp)
+        if trial is None:
+            break
+        best, grp = trial
+        chosen = sorted(chosen + grp)
+    return best
+
+
+def _tables(p, pulses, kinds, h_rx, f, M: int, var_x: float, nw: int):
+    """The per-CTLE tables of :func:`mmse_grid` (see there) from the pulses at the FFE's
+    input (victim first, no Tx FFE applied) and the Rx path's response ``h_rx``."""
+    fb = p.baud_hz
+    lags = nw + 5
+    y = pulses[0]
+    Y, A = phase_tables(y, M, lags)
+    slope = (np.roll(y, -1) - np.roll(y, 1)) / (2 / M)
+    _, SA = phase_tables(slope, M, lags)
+    df = f[1] - f[0]
+    ls = np.arange(nw)
+    r_rx = p.eta0_v2_per_hz * (np.abs(h_rx[1:]) ** 2) @ np.cos(2 * np.pi * np.outer(f[1:], ls) / fb) * df
+    rn_ph = r_rx[None, :] + 10 ** (-p.snr_tx_db / 10) * A[:, :nw]  # 178A-21: no sigma_X^2
+    fext = []
+    for x, kind in zip(pulses[1:], kinds[1:]):
+        _, Ax = phase_tables(x, M, lags)
+        if kind == "fext":
+            fext.append(Ax)
+        else:  # NEXT: no FFE of ours; its worst phase (178A-20)
+            rn_ph = rn_ph + var_x * Ax[int(np.argmax(Ax[:, 0])), :nw][None, :]
+    F = np.ascontiguousarray(np.stack(fext)) if fext else np.zeros((0, M, lags))
+    return Y, A, SA, np.ascontiguousarray(rn_ph), F
+
+
+def grid_foms(p, pulses, kinds, h_rx, f, M: int, var_x: float, tx_grid: np.ndarray, best_so_far: float = -1e300):
+    """The MMSE FOM and cursor sample of every Tx FFE setting for one CTLE setting's
+    pulses (:func:`mmse_grid`; with ``p.ts_search == "pruned"`` a setting more than
+    ``p.ts_prune_db`` below ``best_so_far`` after every fourth sampling time is not tried at
+    the others)."""
+    nw = p.rx_ffe_pre + 1 + p.rx_ffe_post
+    Y, A, SA, rn_ph, F = _tables(p, pulses, kinds, h_rx, f, M, var_x, nw)
+    y = pulses[0]
+    n = y.size
+    peak0 = int(np.argmax(y))
+    lo = peak0 - 2 * M  # the Tx FFE moves the peak by well under a UI
+    w = np.arange(lo, peak0 + 2 * M + 1)
+    win = np.ascontiguousarray(np.stack([y[(w - (i - 3) * M) % n] for i in range(5)]))
+    ts_lo, ts_hi = p.ts_range_samples if p.ts_range_samples is not None else (-(M // 2), M // 2)
+    fom = np.empty(tx_grid.shape[0])
+    cur = np.empty(tx_grid.shape[0], dtype=np.int64)
+    mmse_grid(np.ascontiguousarray(tx_grid, dtype=float), Y, A, SA, rn_ph, F, win, lo, M, p.rx_ffe_pre, nw,
+              np.asarray(p.dfe_min, dtype=float), np.asarray(p.dfe_max, dtype=float), float(p.rx_ffe_limit), var_x,
+              p.a_dd_ui**2 + p.sigma_rj_ui**2, p.r_lm, p.levels, int(ts_lo), int(ts_hi),
+              4 if p.ts_search == "pruned" else 1, float(p.ts_prune_db), float(best_so_far), fom, cur)
+    return fom, cur % n
+
+
+def noise_at(p, pulses, kinds, h_rx, f, M: int, var_x: float, taps, s_ix: int, nw: int | None = None) -> np.ndarray:
+    """The noise autocorrelation at the FFE input per UI lag for Tx FFE ``taps`` with the
+    cursor at sample ``s_ix``, written out directly (the kernel's ``r`` minus the pulse's
+    own autocorrelation): Rx noise, transmitter noise, jitter through the equalised
+    pulse's slope, every aggressor at its worst phase."""
+    fb = p.baud_hz
+    nw = p.rx_ffe_pre + 1 + p.rx_ffe_post if nw is None else nw
+    ph = s_ix % M
+    df = f[1] - f[0]
+    lags = np.arange(nw)
+
+    def ac(x):
+        return np.array([np.dot(x, np.roll(x, -lag)) for lag in lags])
+
+    def ffe(x):
+        return sum(c * np.roll(x, (i - 3) * M) for i, c in enumerate(taps))
+
+    r = np.array([p.eta0_v2_per_hz * np.sum(np.abs(h_rx[1:]) ** 2 * np.cos(2 * np.pi * f[1:] * lag / fb)) * df
+                  for lag in lags])
+    r = r + 10 ** (-p.snr_tx_db / 10) * ac(pulses[0][ph::M])
+    thru = ffe(pulses[0])
+    slope = (np.roll(thru, -1) - np.roll(thru, 1)) / (2 / M)
+    r = r + (p.a_dd_ui**2 + p.sigma_rj_ui**2) * var_x * ac(slope[ph::M])
+    for x, kind in zip(pulses[1:], kinds[1:]):
+        y = ffe(x) if kind == "fext" else x
+        m = int(np.argmax([np.sum(y[q::M] ** 2) for q in range(M)]))
+        r = r + var_x * ac(y[m::M])
+    return r
