@@ -215,7 +215,7 @@ def test_search_on_a_short_cable_drops_the_fec(cu200):
 
 
 def test_search_on_a_long_cable_needs_kp4_and_beats_every_fixed_choice():
-    spec = LinkSpec(channel=_twinax(3.5), lanes=1)
+    spec = LinkSpec(channel=_twinax(3.0), lanes=1)
     codes = (None, "LL272", "KP4")
     s = search_link(spec, fec_codes=codes, interleaves=(1,), precoding=(False,), retry=(None,))
     by_code = {p.fec: p for p in s.points}

@@ -137,7 +137,7 @@ def test_duty_cycle_distortion_moves_alternate_edges_as_the_simulator_does():
     import phy
 
     ch = channels.library.get("chip_to_module")
-    p = phy.ComParams.ieee_802_3dj_kr()
+    p = phy.Serdes().com_params(106.25e9)  # the link's 802.3dj set: 15 Rx FFE taps, 100 ohm terminations
     tx, rx = phy.channel_margin(ch, p).serdes()
     rx = replace(rx, ffe=phy.RxFfe(rx.ffe.n_pre, rx.ffe.n_post))
     d2d = channels.cascade(p.package(ch.f, "tx"), ch, p.package(ch.f, "rx"))

@@ -259,11 +259,19 @@ class Serdes:
         return None if self.rx is None else self.rx.impairments
 
     def com_params(self, baud_hz: float) -> ComParams:
+        """The COM set the link proposes its equalisation with: ``com``, or 802.3ck KR at
+        53.125 GBd and 802.3dj KR otherwise, with the one package the link cascades (their
+        first test case) and the receiver the link's eye has: fixed DFE taps (no floating
+        ones) and, for 802.3dj, the 15 fixed Rx FFE taps re-ranking the FOM's best settings
+        (a roll-up needs a proposal in well under a second) and the channel's 100 ohm at the
+        die (R_0 = R_d = 50 ohm, not D3.3's 46.25). The standard's search is
+        ``phy.channel_margin(ch, ComParams.ieee_802_3dj_kr())``."""
         if self.com is not None:
             return self.com if np.isclose(self.com.baud_hz, baud_hz) else self.com.with_(baud_hz=baud_hz)
         if np.isclose(baud_hz, 53.125e9):
-            return ComParams.ieee_802_3ck_kr()
-        p = ComParams.ieee_802_3dj_kr()
+            return ComParams.ieee_802_3ck_kr().with_(package_cases=(), dfe_float_groups=0)
+        p = ComParams.ieee_802_3dj_kr().with_(package_cases=(), rx_ffe_search="rerank", rx_ffe_float_groups=0,
+                                              r_0=50.0, r_d=50.0)
         return p if np.isclose(baud_hz, p.baud_hz) else p.with_(baud_hz=baud_hz)
 
     def impairments(self, baud_hz: float) -> tuple[Noise, Jitter]:
@@ -273,7 +281,11 @@ class Serdes:
         # COM's transmitter noise: on the main cursor without an Rx FFE (93A-30), through
         # the whole path with one (178A-17)
         tx_model = "path" if p.rx_ffe_pre + p.rx_ffe_post else "cursor"
-        noise = self.noise or Noise(tx_snr_db=p.snr_tx_db, rx_noise_psd_v2_per_hz=p.eta0_v2_per_hz, tx_model=tx_model)
+        snr = p.snr_tx_db
+        if tx_model == "path":  # COM's SNR_TX is against a full-swing symbol (178A-21 has no sigma_X^2),
+            levels = p.levels  # the eye's against the mean symbol power sigma_X^2
+            snr += 10 * np.log10((levels**2 - 1) / (3 * (levels - 1) ** 2))
+        noise = self.noise or Noise(tx_snr_db=snr, rx_noise_psd_v2_per_hz=p.eta0_v2_per_hz, tx_model=tx_model)
         jitter = self.jitter or Jitter.com(p.sigma_rj_ui, p.a_dd_ui, baud_hz)
         return noise, jitter
 
