@@ -40,9 +40,9 @@ with the wheel.
 - f_b 53.125 GBd, fstep 0.01 GHz, L 4, M 32 [S]; DER_0 1e-4 [S]; R_LM 0.95 [S].
 - A_v = A_fe = 0.413 V, A_ne = 0.608 V, R_0 = 50 ohm, R_d = 50 ohm [S].
 - SNR_TX 33 dB, eta_0 8.2e-9 V^2/GHz, sigma_Rj 0.01 UI, A_DD 0.02 UI [S].
-- T_r 0.004 ns: NOT FOUND in any source (the KR sheet keeps it in its I/O column, which [S] did not copy; the ck C2C
-  sheet has 0.0075 ns). 0.004 ns is the value in [P]'s 802.3dj set. PyChOpMarg only has the 93A-46 Gaussian H_t;
-  MATLAB's ck sheets use ``T_r_filter_type = 1``, a different filter. Override with ``--set T_r=...``.
+- T_r 0.0075 ns: the MATLAB COM sheet ``config_com_ieee8023_93a=3ck_SA_KR_08_17_2022.xlsx`` (public MATLAB COM
+  repository, ``config_sheets_100G``), with ``FORCE_TR`` 1. PyChOpMarg only has the 93A-46 Gaussian H_t; MATLAB's ck
+  sheets use ``T_r_filter_type = 1``, a different filter. Override with ``--set T_r=...``.
 - CTLE: f_z = f_p1 = f_b/2.5, f_p2 = f_b, f_LF = f_b/80; g_DC -20:1:0 dB, g_DC2 -6:1:0 dB [S].
 - Rx AFE f_r 0.75 f_b [S].
 - Tx FFE c(-3) -0.06:0.02:0, c(-2) 0:0.02:0.12, c(-1) -0.34:0.02:0, c(1) -0.2:0.02:0, c(2) = c(3) = 0,
@@ -52,16 +52,26 @@ with the wheel.
   are as [S] transcribed them; PyChOpMarg clips every tap to [b_min, b_max], 93A-26).
 - Not modelled: the sheet's floating DFE taps (N_bg 3 groups of N_bf 3 taps within N_f 40 UI) [S]. PyChOpMarg has
   floating taps only for an Rx FFE, so long reflections are left as ISI and COM comes out low against MATLAB.
-- Package (test 1 only) [S]: C_d 1.2e-4 nF, L_s 0.12 nH, C_b 0.3e-4 nF, C_p 0.87e-4 nF, one die segment per end;
-  z_c [87.5, 92.5] ohm with lengths [12, 1.8] mm at Tx, Rx, NEXT and FEXT; a1 9.909e-4, a2 2.772e-4, tau 6.141e-3.
-  gamma0 is 0 in the sheet, but ``COMParams`` rejects values below 1e-7, so it is 1e-7 1/mm (negligible).
-  Test 2's lengths were not transcribed; add them with ``--set zp_cases=[...]``.
+- Package [S], with both test cases of the 08_17_2022 KR sheet (``z_p select [1 2]``): C_d 1.2e-4 nF, L_s 0.12 nH,
+  C_b 0.3e-4 nF, C_p 0.87e-4 nF, one die segment per end; z_c [87.5, 92.5] ohm; test 1 [12, 1.8] mm at every end,
+  test 2 [31, 1.8] mm at Tx and FEXT and [29, 1.8] mm at Rx and NEXT (``zp_cases``: COM is the lowest); a1 9.909e-4,
+  a2 2.772e-4, tau 6.141e-3. gamma0 is 0 in the sheet, but ``COMParams`` rejects values below 1e-7, so it is
+  1e-7 1/mm (negligible). ``--set zp_cases=None`` keeps test 1 alone.
 
 ``dj``: PyChOpMarg's own ``pychopmarg.config.ieee_8023dj.IEEE_8023dj`` as shipped (106.25 GBd, 16-tap Rx FFE with
 dw 5, 1-tap DFE, 3-segment die, z_p 33 + 1.8 mm), run with ``OptMode.MMSE``, ``NormMode.P8023dj``. Its Tx FFE steps
 are 0.005: 794,069 Tx settings after the c(0) limit x 176 CTLE settings, ~80 ms per MMSE FOM here, so a full
 search is out of reach; coarsen it (``--set tx_taps_step=[...]``) and/or use ``--local-search``.
-PyChOpMarg 3.4.0 also ships the fuller P802.3dj/D3.3 sets (``pychopmarg.config.ieee_8023dj_d3p3``), not used here.
+
+``dj-d3p3-kr``: PyChOpMarg 3.4.0's P802.3dj/D3.3 KR set (``pychopmarg.config.ieee_8023dj_d3p3.com_params("KR")``:
+Tables 178-14/15) with its device models for one package case (``--dj-case A1``, ``A2``, ``B1`` or ``B2``: class
+and test; ``kr_c2c_device()``), MMSE, and without the three things linkmodel does not model: the floating Rx FFE
+taps (``Nwg`` 0, 15 fixed taps), the quantisation noise (``N_qb`` 0) and the MLSD (``mlsd`` False).
+
+``dj-vs-matlab``: the configuration PyChOpMarg's repository compares against MATLAB COM
+(``config/config_com_ieee8023dj_PyChOpMarg_vs_MATLAB.xls``; pass its path with ``--config``), read by PyChOpMarg's
+own ``pychopmarg.excel.get_com_params`` (needs ``xlrd`` in the venv): one equaliser setting (no Tx FFE, a flat
+CTLE), a 16-tap Rx FFE (5 pre) and one DFE tap, MMSE.
 
 PyChOpMarg quirks handled here:
 
@@ -117,7 +127,7 @@ def ck_kr_params() -> COMParams:
     fb = 53.125
     zp = [12.0, 1.8]
     return COMParams(
-        fb=fb, fstep=0.01, L=4, M=32, DER_0=1e-4, T_r=0.004, RLM=0.95, A_v=0.413, A_fe=0.413, A_ne=0.608, R_0=50.0,
+        fb=fb, fstep=0.01, L=4, M=32, DER_0=1e-4, T_r=0.0075, RLM=0.95, A_v=0.413, A_fe=0.413, A_ne=0.608, R_0=50.0,
         A_DD=0.02, SNR_TX=33.0, eta_0=8.2e-9, sigma_Rj=0.01,
         f_z=fb / 2.5, f_p1=fb / 2.5, f_p2=fb, f_LF=fb / 80,
         g_DC=[float(-n) for n in range(21)], g_DC2=[float(-n) for n in range(7)],
@@ -127,12 +137,25 @@ def ck_kr_params() -> COMParams:
         rx_taps_min=np.array([]), rx_taps_max=np.array([]), dw=0,
         R_d=np.array([50.0, 50.0]), C_d=[1.2e-4, 1.2e-4], C_b=[0.3e-4, 0.3e-4], C_p=[0.87e-4, 0.87e-4],
         L_s=[0.12, 0.12], z_c=[87.5, 92.5], z_p=[zp[0]], z_pB=zp[1], zp_tx=zp, zp_rx=zp, zp_next=zp, zp_fext=zp,
-        gamma0=1e-7, a1=9.909e-4, a2=2.772e-4, tau=6.141e-3)
+        gamma0=1e-7, a1=9.909e-4, a2=2.772e-4, tau=6.141e-3,
+        zp_cases=[{"zp_tx": zp, "zp_rx": zp, "zp_next": zp, "zp_fext": zp},
+                  {"zp_tx": [31.0, 1.8], "zp_rx": [29.0, 1.8], "zp_next": [29.0, 1.8], "zp_fext": [31.0, 1.8]}])
+
+
+def dj_d3p3_kr_params() -> COMParams:
+    """D3.3 KR without floating Rx FFE taps, quantisation noise or MLSD (module docstring)."""
+    from pychopmarg.config.ieee_8023dj_d3p3 import com_params
+    cp = com_params("KR")
+    n = cp.Nfix
+    return dataclasses.replace(cp, Nwg=0, Nwf=0, Nfix=None, N_qb=0, mlsd=False,
+                               rx_taps_min=np.asarray(cp.rx_taps_min[:n]), rx_taps_max=np.asarray(cp.rx_taps_max[:n]))
 
 
 PRESETS = {
     "ck-kr": (ck_kr_params, OptMode.PRZF),
     "dj": (lambda: IEEE_8023dj, OptMode.MMSE),
+    "dj-d3p3-kr": (dj_d3p3_kr_params, OptMode.MMSE),
+    "dj-vs-matlab": (None, OptMode.MMSE),
 }
 
 _UNITS = {  # COMParams field -> unit suffix for the JSON keys
@@ -176,9 +199,10 @@ def _apply_overrides(cp: COMParams, sets: list[str]) -> COMParams:
     return dataclasses.replace(cp, **changes) if changes else cp
 
 
-def run_once(cp: COMParams, files: dict, opt_mode: OptMode, procs: int) -> tuple[COM, float, float, float]:
+def run_once(cp: COMParams, files: dict, opt_mode: OptMode, procs: int,
+             devices: dict | None = None) -> tuple[COM, float, float, float]:
     t0 = time.perf_counter()
-    c = _NoRxFfeCOM(cp, files)
+    c = _NoRxFfeCOM(cp, files, **(devices or {}))
     c.n_procs = procs
     t1 = time.perf_counter()
     com = c(opt_mode=opt_mode, norm_mode=NormMode.P8023dj)
@@ -232,12 +256,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                     help="override a COMParams field with a Python literal, e.g. T_r=0.006")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--config", type=Path, help="dj-vs-matlab: the COM configuration spreadsheet")
+    ap.add_argument("--dj-case", default="A1", help="dj-d3p3-kr: package class and test (A1, A2, B1, B2)")
     a = ap.parse_args(argv)
 
     for p in [a.thru, *a.fext, *a.next]:
         if not p.is_file():
             sys.exit(f"peer_pychopmarg: no such file: {p}")
     make, opt_mode = PRESETS[a.preset]
+    devices = None
+    if a.preset == "dj-vs-matlab":
+        if a.config is None or not a.config.is_file():
+            sys.exit("peer_pychopmarg: dj-vs-matlab needs --config <config_com_ieee8023dj_PyChOpMarg_vs_MATLAB.xls>")
+        from pychopmarg.excel import get_com_params
+        make = lambda: get_com_params(a.config)  # noqa: E731
+    if a.preset == "dj-d3p3-kr":
+        from pychopmarg.config.ieee_8023dj_d3p3 import kr_c2c_device
+        k, t = a.dj_case[0], int(a.dj_case[1])
+        devices = {"tx_device": kr_c2c_device(k, t, False), "rx_device": kr_c2c_device(k, t, True)}
     cp = _apply_overrides(make(), a.set + ([f"local_search={a.local_search}"] if a.local_search else []))
     files = {"THRU": [str(a.thru)], "FEXT": [str(p) for p in a.fext], "NEXT": [str(p) for p in a.next]}
 
@@ -245,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for i in range(a.warmup + max(1, a.repeat)):
-            c, com, t_init, t_call = run_once(cp, files, opt_mode, a.procs)
+            c, com, t_init, t_call = run_once(cp, files, opt_mode, a.procs, devices)
             if i >= a.warmup:
                 runs.append((t_init + t_call, t_init, t_call, c, com))
     best = min(runs, key=lambda r: r[0])
