@@ -4,8 +4,10 @@ For each 802.3ck channel in ``../shared/channels/ieee802.3ck`` (a through file w
 crosstalk siblings), this runs ``phy.channel_margin`` and, in a separate venv,
 PyChOpMarg (``peer_pychopmarg.py``, PRZF mode, no Rx FFE, one process) with the
 ``ck-kr`` parameter set, over the same equaliser search space, and prints both COM
-values, their difference, both run times and the speed ratio. Then it times our full
-802.3ck search (21 x 7 CTLE settings x every Tx FFE setting of the grid).
+values, their difference, both run times and the speed ratio; both sides take the KR
+sheet's two package test cases, and ours is shown again with the sheet's floating DFE taps
+(PyChOpMarg has none without an Rx FFE). Then it times our full 802.3ck search (21 x 7 CTLE
+settings x every Tx FFE setting of the grid, for each package case).
 
 One core: thread counts set to 1 before numpy loads; pinned to CPU 0 where allowed.
 
@@ -87,10 +89,13 @@ def peer_sets(g: dict) -> list[str]:
     ]
 
 
-def ours(name: str, grid: dict, repeat: int) -> dict:
-    """Our COM; the time includes reading the Touchstone files, as the peer's does."""
+def ours(name: str, grid: dict, repeat: int, floating: bool = False) -> dict:
+    """Our COM; the time includes reading the Touchstone files, as the peer's does. Without
+    the sheet's floating DFE taps unless ``floating`` (PyChOpMarg has none without an Rx FFE)."""
     thru, fext, nxt = SETS[name]
     p = ComParams.ieee_802_3ck_kr().with_(**grid)
+    if not floating:
+        p = p.with_(dfe_float_groups=0)
     best = None
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -104,7 +109,9 @@ def ours(name: str, grid: dict, repeat: int) -> dict:
         if best is None or dt < best[1]:
             best = (r, dt)
     r, dt = best
-    return {"com_db": r.com_db, "seconds": dt, "seconds_margin": r.seconds, "settings": r.settings_searched, "g_dc_db": r.g_dc_db,
+    return {"com_db": r.com_db, "seconds": dt, "seconds_margin": r.seconds, "settings": r.settings_searched,
+            "package_case": r.package_case, "case_com_db": r.case_com_db, "dfe_floating": r.dfe_floating,
+            "g_dc_db": r.g_dc_db,
             "g_dc2_db": r.g_dc2_db, "tx_ffe": r.tx_ffe, "a_s_v": r.a_s_v, "a_ni_v": r.a_ni_v, "sigmas_v": r.sigmas_v}
 
 
@@ -147,10 +154,11 @@ def main() -> int:
     rows = {}
     ours(args.channels[0], grids("reduced"), 1)  # compile / load the Numba cache before timing
     print(f"{'channel':24s} {'ours dB':>8s} {'peer dB':>8s} {'diff':>6s} {'ours s':>7s} {'peer s':>8s} {'ratio':>7s}"
-          f"  {'(search only: ours, peer, ratio)'}")
+          f"  {'(search only: ours, peer, ratio)'}  [ours with the floating DFE]")
     for name in args.channels:
         o = ours(name, grid, args.repeat)
-        row = {"ours": o}
+        of = ours(name, grid, 1, floating=True)
+        row = {"ours": o, "ours_floating_dfe": of}
         line = f"{name:24s} {o['com_db']:8.3f}"
         if args.pcm_python:
             q = peer(args.pcm_python, name, grid)
@@ -163,11 +171,12 @@ def main() -> int:
                 line += f"  peer failed: {q['error'][-120:]}"
         else:
             line += f" {'':8s} {'':6s} {o['seconds']:7.3f}"
+        line += f"  [{of['com_db']:.3f} dB, {len(of['dfe_floating'])} floating taps; cases {o['case_com_db']}]"
         print(line, flush=True)
         rows[name] = row
-    full = ours(args.channels[0], grids("full"), args.repeat)
-    print(f"full 802.3ck search on {args.channels[0]}: {full['settings']:,} settings in {full['seconds']:.2f} s "
-          f"(COM {full['com_db']:.3f} dB)")
+    full = ours(args.channels[0], grids("full"), args.repeat, floating=True)
+    print(f"full 802.3ck search on {args.channels[0]} (both package cases, floating DFE): {full['settings']:,} "
+          f"settings in {full['seconds']:.2f} s (COM {full['com_db']:.3f} dB, case {full['package_case']})")
     rows["full_search"] = full
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2, default=float))

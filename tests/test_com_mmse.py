@@ -164,3 +164,19 @@ def test_floating_dfe_raises_com_on_a_channel_with_a_reflection():
     assert with_f.dfe_floating and all(abs(v) <= 0.05 + 1e-12 for v in with_f.dfe_floating.values())
     assert all(nd > 12 for nd in with_f.dfe_floating)
     assert with_f.fom_db > without.fom_db and with_f.com_db > without.com_db
+
+
+def test_quantiser_step_and_its_noise():
+    """178A-29/30 on a lone cursor ``a``: the PAM signal reaches -a with probability 1/4, so
+    V_qc = a and the step is 2a / (2^N_qb - 1); a 6-bit quantiser's noise lowers COM."""
+    p = ComParams.ieee_802_3dj_kr()
+    h = np.zeros(64)
+    h[10] = 0.2
+    assert mg._quant_step(p, h, 1e-12) == pytest.approx(2 * 0.2 / 63, rel=2e-3)
+    ch = media.stripline(0.2)
+    q = p.with_(package_cases=(), g_dc_db=(0.0, -6.0), g_dc2_db=(0.0,), c_m2=(0.0,), c_m1=(0.0, -0.1), c_p1=(0.0,),
+                rx_ffe_float_groups=0)
+    with_q = channel_margin(ch, q.with_(adc_bits=4))
+    without = channel_margin(ch, q.with_(adc_bits=0))
+    assert with_q.com_db < without.com_db and with_q.sigmas_v["rx"] > without.sigmas_v["rx"]
+    assert any("quantisation" in n for n in with_q.notes)

@@ -262,7 +262,8 @@ class Serdes:
         """The COM set the link proposes its equalisation with: ``com``, or 802.3ck KR at
         53.125 GBd and 802.3dj KR otherwise, with the one package the link cascades (their
         first test case) and the receiver the link's eye has: fixed DFE taps (no floating
-        ones) and, for 802.3dj, the 15 fixed Rx FFE taps re-ranking the FOM's best settings
+        ones; the ADC is ``rx_impairments``'s) and, for 802.3dj, the 15 fixed Rx FFE taps
+        re-ranking the FOM's best settings
         (a roll-up needs a proposal in well under a second) and the channel's 100 ohm at the
         die (R_0 = R_d = 50 ohm, not D3.3's 46.25). The standard's search is
         ``phy.channel_margin(ch, ComParams.ieee_802_3dj_kr())``."""
@@ -271,7 +272,7 @@ class Serdes:
         if np.isclose(baud_hz, 53.125e9):
             return ComParams.ieee_802_3ck_kr().with_(package_cases=(), dfe_float_groups=0)
         p = ComParams.ieee_802_3dj_kr().with_(package_cases=(), rx_ffe_search="rerank", rx_ffe_float_groups=0,
-                                              r_0=50.0, r_d=50.0)
+                                              adc_bits=0, r_0=50.0, r_d=50.0)
         return p if np.isclose(baud_hz, p.baud_hz) else p.with_(baud_hz=baud_hz)
 
     def impairments(self, baud_hz: float) -> tuple[Noise, Jitter]:

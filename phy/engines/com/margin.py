@@ -251,9 +251,9 @@ def _margin_one(ch: channels.Channel, p: ComParams, n_ui, samples_per_ui) -> Mar
     spectra = [g.base * _terminated_transfer(c, g.f, p, kind, packages) * amp for c, kind, amp in chans]
     tx_grid = p._tx_grid()
     ctle_settings = list(itertools.product(p.g_dc_db, p.g_dc2_db))
-    fom_best, ci, ti, cursor, w_rx, pulses, notes = _search(p, g, chans, spectra, tx_grid, ctle_settings)
+    fom_best, ci, ti, cursor, w_rx, pulses, notes, q_var = _search(p, g, chans, spectra, tx_grid, ctle_settings)
     g1, g2 = ctle_settings[ci]
-    r = _com_at(p, g, chans, pulses, tx_grid[ti], cursor, w_rx, _ctle(p, g1, g2).response(g.f))
+    r = _com_at(p, g, chans, pulses, tx_grid[ti], cursor, w_rx, _ctle(p, g1, g2).response(g.f), q_var)
     notes.append("Tx FFE applied as UI-spaced copies of the pulse (equal to 93A's H_ffe on the DFT grid)")
     if ch.aggressors:
         notes.append("crosstalk in the FOM: " + ("each aggressor at its worst sampling phase (93A-33/34)"
@@ -355,38 +355,47 @@ def _search(p: ComParams, g: _Grid, chans, spectra, tx_grid, ctle_settings):
     fom_best, ci, ti, cursor = best
     M = g.M
 
+    quantised = n_rx > 1 and p.adc_bits > 0
+
     def final_taps(ci, ti, cursor, pulses, hc):
+        """(FOM, Rx FFE taps, quantisation noise variance at the FFE input) at one setting."""
         taps = tx_grid[ti]
         thru = sum(c * np.roll(pulses[0], (i - 3) * M) for i, c in enumerate(taps))
         h, k0 = thru[cursor % M :: M], cursor // M
+        nw = p.rx_ffe_span_ui if floating else n_rx
+        r_n = mmse.noise_at(p, pulses, kinds, g.hr * hc, g.f, M, g.var_x, taps, cursor, nw=nw)
+        q_var = 0.0
+        if quantised:  # 178A-28..31: white at the FFE input, its step from the signal and random noise
+            r_rj = mmse.noise_at(p.with_(a_dd_ui=0.0), pulses, kinds, g.hr * hc, g.f, M, g.var_x, taps, cursor, nw=1)
+            q_var = _quant_step(p, h, float(r_rj[0])) ** 2 / 12
+            r_n = r_n.copy()
+            r_n[0] += q_var
         if floating:
-            r_n = mmse.noise_at(p, pulses, kinds, g.hr * hc, g.f, M, g.var_x, taps, cursor, nw=p.rx_ffe_span_ui)
             w, _, fom = mmse.floating_taps(h, k0, r_n, p, g.var_x)
-            return fom, w
-        r_n = mmse.noise_at(p, pulses, kinds, g.hr * hc, g.f, M, g.var_x, taps, cursor)
-        w, _, fom = mmse.solve_at(h, k0, r_n, p.rx_ffe_pre, n_rx, len(p.dfe_max), bmin, bmax, p.rx_ffe_limit,
-                                  g.var_x, p.r_lm, p.levels)
-        return fom, w
+        else:
+            w, _, fom = mmse.solve_at(h, k0, r_n, p.rx_ffe_pre, n_rx, len(p.dfe_max), bmin, bmax, p.rx_ffe_limit,
+                                      g.var_x, p.r_lm, p.levels)
+        return fom, w, q_var
 
     if n_rx == 1:
         g1, g2 = ctle_settings[ci]
-        return fom_best, ci, ti, cursor, np.array([1.0]), g.pulses(spectra, _ctle(p, g1, g2).response(g.f)), []
-    if floating:  # the floating groups placed at each of the best settings; the best with them wins
+        return fom_best, ci, ti, cursor, np.array([1.0]), g.pulses(spectra, _ctle(p, g1, g2).response(g.f)), [], 0.0
+    if floating or quantised:  # placed / added at each of the best settings; the best with them wins
         top = None
         for cj in sorted({c[1] for c in cands}):
             g1, g2 = ctle_settings[cj]
             hc = _ctle(p, g1, g2).response(g.f)
             pulses = g.pulses(spectra, hc)
             for _, _, tj, cur in (c for c in cands if c[1] == cj):
-                fom, w = final_taps(cj, tj, cur, pulses, hc)
+                fom, w, q_var = final_taps(cj, tj, cur, pulses, hc)
                 if top is None or fom > top[0]:
-                    top = (fom, cj, tj, cur, w, pulses)
-        fom_best, ci, ti, cursor, w, pulses = top
+                    top = (fom, cj, tj, cur, w, pulses, q_var)
+        fom_best, ci, ti, cursor, w, pulses, q_var = top
     else:
         g1, g2 = ctle_settings[ci]
         hc = _ctle(p, g1, g2).response(g.f)
         pulses = g.pulses(spectra, hc)
-        _, w = final_taps(ci, ti, cursor, pulses, hc)
+        _, w, q_var = final_taps(ci, ti, cursor, pulses, hc)
     lo, hi = p.ts_range_samples if p.ts_range_samples is not None else (-(M // 2), M // 2)
     where = (f"every one of the {tx_grid.shape[0] * len(ctle_settings)} settings" if every else
              f"the {len(cands)} best settings by the FOM without it (not 178A's every setting)")
@@ -399,10 +408,24 @@ def _search(p: ComParams, g: _Grid, chans, spectra, tx_grid, ctle_settings):
         notes.append(f"floating Rx FFE taps (178A.1.8.1): {p.rx_ffe_float_groups} groups of {p.rx_ffe_float_taps} "
                      f"within {p.rx_ffe_span_ui} taps, placed at the {len(cands)} best settings by the MMSE FOM "
                      f"with the fixed taps (178A: at every setting); in use at taps {used}")
-    return fom_best, ci, ti, cursor, w, pulses, notes
+    if quantised:
+        notes.append(f"quantisation noise (178A-28..31, {p.adc_bits} bits, clipping {p.adc_clip_probability:g}) "
+                     f"at the {len(cands)} best settings: {np.sqrt(q_var) * 1e3:.3g} mV rms at the FFE input")
+    return fom_best, ci, ti, cursor, w, pulses, notes, q_var
 
 
-def _com_at(p: ComParams, g: _Grid, chans, pulses, taps, cursor: int, w_rx, hc) -> dict:
+def _quant_step(p: ComParams, h: np.ndarray, var_noise: float) -> float:
+    """178A-29/30: the quantiser's step ``2 V_qc / (2^N_qb - 1)``, ``V_qc`` where the signal
+    at the quantiser (the pulse sampled once per UI at the cursor's phase, every UI, with
+    PAM symbols) plus a Gaussian of ``var_noise`` falls below ``-V_qc`` with probability
+    ``P_qc / 2``."""
+    lv = np.linspace(-1, 1, p.levels)
+    h = h[np.abs(h) > 1e-6 * np.max(np.abs(h))]
+    v_qc = _pmf_quantile([h], lv, np.sqrt(var_noise), p.adc_clip_probability / 2, float(np.sum(np.abs(h))) / 4000)
+    return 2 * v_qc / (2**p.adc_bits - 1)
+
+
+def _com_at(p: ComParams, g: _Grid, chans, pulses, taps, cursor: int, w_rx, hc, q_var: float = 0.0) -> dict:
     """COM at one setting (93A.1.7): the signal ``A_s``, the ISI after the DFE, the jitter's
     slope, the crosstalk at each aggressor's worst phase, the Gaussian terms, and
     ``A_ni`` the ``DER_0`` quantile of their sum."""
@@ -416,6 +439,7 @@ def _com_at(p: ComParams, g: _Grid, chans, pulses, taps, cursor: int, w_rx, hc) 
         pulses = [sum(wi * np.roll(x, (i - p.rx_ffe_pre) * M) for i, wi in enumerate(w_rx)) for x in pulses]
     hffe = np.sum(w_rx[:, None] * np.exp(-2j * np.pi * np.outer(np.arange(n_rx) - p.rx_ffe_pre, g.f) / fb), axis=0)
     var_n = p.eta0_v2_per_hz * float(np.sum(np.abs(g.hr[1:] * hc[1:] * hffe[1:]) ** 2) * g.df)
+    var_n += q_var * float(np.sum(np.square(w_rx)))  # quantisation: white at the FFE input
     thru = sum(c * np.roll(pulses[0], (i - 3) * M) for i, c in enumerate(taps))
     h0 = thru[cursor]
     a_s = p.r_lm * h0 / (L - 1)

@@ -65,7 +65,9 @@ class ComParams:
     ``mmse_candidates`` best settings by the FOM without the Rx FFE, faster and not 178A's
     method; floating Rx FFE taps, 178A.1.8.1: ``rx_ffe_float_groups`` groups of
     ``rx_ffe_float_taps`` within ``rx_ffe_span_ui`` taps, each within
-    ``rx_ffe_float_limit``, placed at the ``mmse_candidates`` best settings;
+    ``rx_ffe_float_limit``, placed at the ``mmse_candidates`` best settings; the quantiser
+    of 178A.1.7.6, ``adc_bits`` (``N_qb``, 0: none) clipping with ``adc_clip_probability``
+    (``P_qc``), its noise added at those settings;
     ``ts_search="pruned"`` tries every fourth
     first and the rest only for settings within ``ts_prune_db`` of the best so far, see
     :func:`.mmse.mmse_grid`). CTLE frequencies are multiples of the baud
@@ -139,6 +141,8 @@ class ComParams:
     rx_ffe_float_taps: int = 4
     rx_ffe_span_ui: int = 0
     rx_ffe_float_limit: float = 0.05
+    adc_bits: int = 0
+    adc_clip_probability: float = 1e-7
     mmse_candidates: int = 24
     ts_range_samples: tuple | None = None
     ts_search: str = "full"
@@ -218,10 +222,10 @@ class ComParams:
         a2 2.93e-4). Line 1 per test (Tx, Rx): A 33/33 mm and 12/12 mm, B 45/44 and 30/29 mm.
         ``package_class``: ``"A"``, ``"B"`` or ``"AB"`` (both classes' tests).
 
-        The floating taps are placed at the 24 best settings by the MMSE FOM with the fixed
-        taps (178A places them at every setting). Not modelled: the quantisation noise
-        (N_qb 6 bits, P_qc 1e-7), which lowers COM, and the MLSD receiver of 178A.1.10,
-        which raises it."""
+        Quantisation: N_qb 6 bits, P_qc 1e-7. The floating taps and the quantisation noise
+        are placed and added at the 24 best settings by the MMSE FOM with the fixed taps
+        (178A does both at every setting). Not modelled: the MLSD receiver of 178A.1.10,
+        which raises COM by up to its 3 dB added-noise penalty."""
         classes = {"A": ("A",), "B": ("B",), "AB": ("A", "B")}.get(package_class)
         if classes is None:
             raise ValueError(f"package_class must be 'A', 'B' or 'AB', got {package_class!r}")
@@ -259,6 +263,7 @@ class ComParams:
             c_p1=tuple(np.round(np.arange(-0.2, 0.0001, 0.02), 4)), c0_min=0.54,
             dfe_max=(0.85,), dfe_min=(0.0,), rx_ffe_pre=6, rx_ffe_post=8, rx_ffe_limit=0.7,
             rx_ffe_float_groups=2, rx_ffe_float_taps=4, rx_ffe_span_ui=87, rx_ffe_float_limit=0.05,
+            adc_bits=6, adc_clip_probability=1e-7,
             r_0=46.25, r_d=46.25, c_d_f=(0.4e-13, 0.9e-13, 1.1e-13), l_s_h=(0.13e-9, 0.15e-9, 0.14e-9),
             c_b_f=0.3e-13, c_p_f=0.4e-13, z_c_ohm=(87.5, 92.5), z_p_tx_m=(33e-3, 1.8e-3),
             z_p_rx_m=(33e-3, 1.8e-3), z_p_next_m=(33e-3, 1.8e-3), package_cases=cases, source=source)
