@@ -86,3 +86,20 @@ def test_python_dash_m_phy_cli_works_and_ends_quietly_on_a_closed_pipe():
     assert err == "" and status in ("0", "141")
     r = subprocess.run([sys.executable, "-m", "phy.cli", "library"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and "twinax_1m_26awg" in r.stdout
+
+
+def test_com_command_names_the_package_case(capsys):
+    from phy.cli import main
+    from phy.cli.com import com_params
+
+    # the full 802.3ck grid on a built-in channel: both package tests, the lower named
+    assert main(["com", "chip_to_module", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert set(d["case_com_db"]) == {"test 1 (12 mm)", "test 2 (31/29 mm)"}
+    assert d["com_db"] == min(d["case_com_db"].values()) == d["case_com_db"][d["package_case"]]
+    assert d["settings_searched"] == 2 * com_params("802.3ck_kr").n_tx_settings * 147
+    assert main(["com", "chip_to_module"]) == 0
+    out = capsys.readouterr().out
+    assert "sets it (cases:" in out and out.startswith("COM ")
+    assert main(["com", "chip_to_module", "--preset", "802.3dj_kr", "--package-class", "C"]) == 2
+    assert "package_class" in capsys.readouterr().err

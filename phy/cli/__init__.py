@@ -7,6 +7,9 @@ Subcommands (``linkmodel SUBCOMMAND --help`` for each):
   insertion-loss deviation, quality warnings, the pulse response's cursors, its
   crosstalk, and the effective return loss of each port (``--erl-preset``); ``--json``
   for machine-readable output, ``--plot`` for a figure.
+* ``com NAME_OR_FILE``: the Channel Operating Margin for a preset (``--preset 802.3ck_kr``,
+  ``802.3dj_kr``, ``802.3dj_cr``), the package case that set it and every case's COM, the
+  terms against A_s and the equalisation chosen; ``--json``.
 * ``library``: the built-in channels and their documented losses.
 * ``demo``: the whole chain on built-in defaults, no files needed: a 212.5 Gb/s PAM4 lane
   over 1 m of twinax, its eye (time domain and statistical) and BER, the FEC, the link
@@ -31,7 +34,7 @@ import sys
 from channels import ChannelError
 
 from ..errors import ConfigError
-from . import rack
+from . import com, rack
 from .channel import _cmd_channel, _cmd_library, channel_report
 from .demo import _cmd_demo, run_demo
 from .rack import _cmd_rack, run_rack
@@ -58,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true", help="print JSON instead of text")
     c.add_argument("--plot", metavar="PNG", help="write loss and pulse-response plots to this file")
     c.set_defaults(func=_cmd_channel)
+    com.add_parser(sub)
     lib = sub.add_parser("library", help="list the built-in channels", description="The built-in channels.")
     lib.add_argument("--json", action="store_true", help="print JSON instead of text")
     lib.set_defaults(func=_cmd_library)
