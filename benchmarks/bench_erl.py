@@ -36,20 +36,14 @@ sys.path.insert(0, str(REPO))
 import channels  # noqa: E402
 from phy.engines.com import ErlParams, effective_return_loss  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_topology import _pin, best_of  # noqa: E402 (one core, pinned; best of n)
+
 SHARED = REPO.parent / "shared" / "channels"
 FILES = ("ieee802.3ck/CA_19p75dB_thru.s4p", "ieee802.3ck/DPO_4in_Meg7_THRU.s4p", "ieee802.3ck/DPO_10in_Meg7_THRU.s4p",
          "ieee802.3ck/DPO_14in_Meg7_THRU.s4p", "ieee802.3ck/Tp0_Tp5_28p5db_FQSFP_thru.s4p",
          "ieee802.3ck/C2C_PCB_SYSVIA_12dB_thru.s4p", "vita-backplane/example2_THRU.s4p", "measured/CABLE1_TX_pair.s4p")
 PRESETS = ("802.3ck_kr", "802.3ck_cr", "802.3dj_kr")
-
-
-def best_of(fn, repeat):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return out, best
 
 
 def mismatch(f, tau_s, r_ohm, z0=100.0):
@@ -127,11 +121,8 @@ def main(argv=None) -> int:
     ap.add_argument("--json", type=Path)
     ap.add_argument("--no-pin", action="store_true")
     a = ap.parse_args(argv)
-    if not a.no_pin and hasattr(os, "sched_setaffinity"):
-        try:
-            os.sched_setaffinity(0, {0})
-        except OSError:
-            pass
+    if not a.no_pin:
+        _pin()
     effective_return_loss(mismatch(np.arange(6001) * 10e6, 0.4e-9, 500.0)[0])  # load the Numba cache untimed
     out = {"closed_forms": closed_forms()}
     print("closed forms (ERL of one reflection, dB):")
