@@ -132,7 +132,7 @@ def peer(python: str, name: str, grid: dict) -> dict:
     return {"com_db": d["com_db"], "seconds": d["seconds"], "seconds_search": d.get("seconds_search_and_noise"),
             "ctle": d.get("ctle"), "tx_ffe": d.get("tx_ffe"),
             "a_s_v": d.get("A_s_V"), "a_ni_v": d.get("A_ni_V"), "noise_v": d.get("noise_V"),
-            "settings": d.get("search", {}).get("full_grid")}
+            "settings": d.get("search", {}).get("full_grid"), "case_com_db": d.get("package_cases_com_db")}
 
 
 def main() -> int:
@@ -171,7 +171,10 @@ def main() -> int:
                 line += f"  peer failed: {q['error'][-120:]}"
         else:
             line += f" {'':8s} {'':6s} {o['seconds']:7.3f}"
-        line += f"  [{of['com_db']:.3f} dB, {len(of['dfe_floating'])} floating taps; cases {o['case_com_db']}]"
+        cases = ", ".join(f"{v:.2f}" for v in o["case_com_db"].values())
+        peer_cases = ", ".join(f"{v:.2f}" for v in (row.get("peer") or {}).get("case_com_db") or [])
+        line += (f"  [{of['com_db']:.3f} dB, {len(of['dfe_floating'])} floating taps; "
+                 f"cases ours {cases}, peer {peer_cases or '-'}]")
         print(line, flush=True)
         rows[name] = row
     full = ours(args.channels[0], grids("full"), args.repeat, floating=True)

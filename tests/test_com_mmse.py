@@ -180,3 +180,13 @@ def test_quantiser_step_and_its_noise():
     without = channel_margin(ch, q.with_(adc_bits=0))
     assert with_q.com_db < without.com_db and with_q.sigmas_v["rx"] > without.sigmas_v["rx"]
     assert any("quantisation" in n for n in with_q.notes)
+
+
+def test_rx_noise_autocorrelation_is_the_cosine_sum(dj_pulses):
+    """93A-35 per UI lag, ``eta_0 sum_{f>0} |H|^2 cos(2 pi f l UI) df``, as one inverse DFT."""
+    p, g, hc, _, _ = dj_pulses
+    h = g.hr * hc
+    direct = [p.eta0_v2_per_hz * np.sum(np.abs(h[1:]) ** 2 * np.cos(2 * np.pi * g.f[1:] * lag / g.fb)) * g.df
+              for lag in range(20)]
+    np.testing.assert_allclose(mmse.rx_noise_autocorr(p.eta0_v2_per_hz, h, g.f, g.M, 20), direct, rtol=1e-9,
+                               atol=1e-12 * abs(direct[0]))

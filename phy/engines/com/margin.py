@@ -418,10 +418,12 @@ def _quant_step(p: ComParams, h: np.ndarray, var_noise: float) -> float:
     """178A-29/30: the quantiser's step ``2 V_qc / (2^N_qb - 1)``, ``V_qc`` where the signal
     at the quantiser (the pulse sampled once per UI at the cursor's phase, every UI, with
     PAM symbols) plus a Gaussian of ``var_noise`` falls below ``-V_qc`` with probability
-    ``P_qc / 2``."""
+    ``P_qc / 2``. Cursors under 1 % of the largest join the Gaussian by their variance."""
     lv = np.linspace(-1, 1, p.levels)
-    h = h[np.abs(h) > 1e-6 * np.max(np.abs(h))]
-    v_qc = _pmf_quantile([h], lv, np.sqrt(var_noise), p.adc_clip_probability / 2, float(np.sum(np.abs(h))) / 4000)
+    small = np.abs(h) < 0.01 * np.max(np.abs(h))  # the many small cursors: their variance, as a Gaussian
+    var = var_noise + (p.levels**2 - 1) / (3 * (p.levels - 1) ** 2) * float(np.sum(h[small] ** 2))
+    big = h[~small]
+    v_qc = _pmf_quantile([big], lv, np.sqrt(var), p.adc_clip_probability / 2, float(np.sum(np.abs(big))) / 4000)
     return 2 * v_qc / (2**p.adc_bits - 1)
 
 

@@ -313,25 +313,27 @@ def mmse_grid(tx_grid, Y, A, SA, rn_ph, F, win, win_lo, M, dw, nw, bmin, bmax, w
         cursor_out[t] = s
 
 
-def solve_at(h: np.ndarray, k0: int, r_n: np.ndarray, dw: int, nw: int, nd: int, bmin, bmax, wlim,
-             var_x: float, r_lm: float, levels: int, cols=None) -> tuple[np.ndarray, np.ndarray, float]:
-    """The same MMSE solution for one sampled pulse ``h`` (cursor at ``h[k0]``) and noise
-    autocorrelation ``r_n`` (per UI lag, ``nw`` lags), written out with dense matrices:
-    the KKT system of 178A-33..36 solved by ``numpy.linalg.solve``. ``cols``: the FFE tap
-    positions in use out of ``nw`` (default all; floating taps, 178A.1.8.1), ``wlim`` one
-    limit for every tap or one per position. Returns the FFE taps (zero off ``cols``), the
-    DFE taps and the FOM (dB)."""
+def _system(h: np.ndarray, k0: int, r_n: np.ndarray, dw: int, nw: int, nd: int, var_x: float):
+    """``R = H^T H + R_n / sigma_X^2`` over ``nw`` FFE taps (``H[n, i] = h[n - i]``: its
+    Gram matrix is Toeplitz in the pulse's linear autocorrelation), the cursor's row
+    ``h_0`` and the DFE's rows ``H_b`` of the convolution."""
     h = np.asarray(h, dtype=float)
-    cols = np.arange(nw) if cols is None else np.asarray(cols)
-    n_out = h.size + nw - 1
-    H = np.zeros((n_out, nw))
-    for i in range(nw):
-        H[i : i + h.size, i] = h
+    lags = np.arange(nw)
+    r_hh = np.array([h[: h.size - k] @ h[k:] if k < h.size else 0.0 for k in lags])
+    R = (r_hh + np.asarray(r_n, dtype=float)[:nw] / var_x)[np.abs(np.subtract.outer(lags, lags))]
     d = k0 + dw
-    H = H[:, cols]
-    h0, Hb = H[d], H[d + 1 : d + 1 + nd]
-    R = H.T @ H + np.asarray(r_n)[np.abs(np.subtract.outer(cols, cols))] / var_x
-    n = cols.size
+
+    def row(n):
+        k = n - lags
+        return np.where((k >= 0) & (k < h.size), h[np.clip(k, 0, h.size - 1)], 0.0)
+
+    return R, row(d), np.array([row(d + 1 + q) for q in range(nd)]).reshape(nd, nw)
+
+
+def _solve(R, h0, Hb, main: int, lim, bmin, bmax, var_x: float, r_lm: float, levels: int):
+    """The KKT system of 178A-33..36 solved by ``numpy.linalg.solve``, then the DFE and the
+    FFE limits (``lim`` per tap, relative to the cursor tap ``main``). (taps, DFE, FOM)."""
+    n, nd = h0.size, Hb.shape[0]
     A = np.block([[R, -Hb.T, -h0[:, None]], [-Hb, np.eye(nd), np.zeros((nd, 1))],
                   [h0[None, :], np.zeros((1, nd)), np.zeros((1, 1))]])
     x = np.linalg.solve(A, np.concatenate([h0, np.zeros(nd), [1.0]]))
@@ -341,8 +343,7 @@ def solve_at(h: np.ndarray, k0: int, r_n: np.ndarray, dw: int, nw: int, nd: int,
         A2 = np.block([[R, -h0[:, None]], [h0[None, :], np.zeros((1, 1))]])
         w = np.linalg.solve(A2, np.concatenate([Hb.T @ b_lim, [1.0]]))[:n]
     b = b_lim
-    main = int(np.flatnonzero(cols == dw)[0])
-    lim = np.broadcast_to(np.asarray(wlim, dtype=float), (nw,))[cols] * abs(w[main])
+    lim = lim * abs(w[main])
     wl = w.copy()
     others = np.arange(n) != main
     wl[others] = np.clip(w[others], -lim[others], lim[others])
@@ -350,9 +351,26 @@ def solve_at(h: np.ndarray, k0: int, r_n: np.ndarray, dw: int, nw: int, nd: int,
         wl /= h0 @ wl
         b = np.clip(Hb @ wl, bmin, bmax)
     mse = var_x * (wl @ R @ wl + 1 + b @ b - 2 * wl @ h0 - 2 * wl @ Hb.T @ b)
+    return wl, b, float(20 * np.log10(r_lm / (levels - 1) / np.sqrt(mse)))
+
+
+def solve_at(h: np.ndarray, k0: int, r_n: np.ndarray, dw: int, nw: int, nd: int, bmin, bmax, wlim,
+             var_x: float, r_lm: float, levels: int, cols=None) -> tuple[np.ndarray, np.ndarray, float]:
+    """The same MMSE solution for one sampled pulse ``h`` (cursor at ``h[k0]``) and noise
+    autocorrelation ``r_n`` (per UI lag, ``nw`` lags), written out with dense matrices:
+    the pulse's linear autocorrelation (not the kernel's circular quadratic forms) and the
+    KKT system of 178A-33..36 solved by ``numpy.linalg.solve``. ``cols``: the FFE tap
+    positions in use out of ``nw`` (default all; floating taps, 178A.1.8.1), ``wlim`` one
+    limit for every tap or one per position. Returns the FFE taps (zero off ``cols``), the
+    DFE taps and the FOM (dB)."""
+    R, h0, Hb = _system(h, k0, r_n, dw, nw, nd, var_x)
+    cols = np.arange(nw) if cols is None else np.asarray(cols)
+    lim = np.broadcast_to(np.asarray(wlim, dtype=float), (nw,))
+    w, b, fom = _solve(R[np.ix_(cols, cols)], h0[cols], Hb[:, cols], int(np.flatnonzero(cols == dw)[0]), lim[cols],
+                       bmin, bmax, var_x, r_lm, levels)
     full = np.zeros(nw)
-    full[cols] = wl
-    return full, b, float(20 * np.log10(r_lm / (levels - 1) / np.sqrt(mse)))
+    full[cols] = w
+    return full, b, fom
 
 
 def floating_taps(h: np.ndarray, k0: int, r_n: np.ndarray, p, var_x: float):
@@ -366,23 +384,44 @@ def floating_taps(h: np.ndarray, k0: int, r_n: np.ndarray, p, var_x: float):
     nd, nf = len(p.dfe_max), p.rx_ffe_float_taps
     wlim = np.full(span, float(p.rx_ffe_float_limit))
     wlim[:nfix] = p.rx_ffe_limit
-    args = (nd, np.asarray(p.dfe_min, dtype=float), np.asarray(p.dfe_max, dtype=float), wlim, var_x, p.r_lm, p.levels)
+    bmin, bmax = np.asarray(p.dfe_min, dtype=float), np.asarray(p.dfe_max, dtype=float)
+    R, h0, Hb = _system(h, k0, r_n, dw, span, nd, var_x)
+
+    def at(cols):
+        c = np.asarray(cols)
+        return _solve(R[np.ix_(c, c)], h0[c], Hb[:, c], dw, wlim[c], bmin, bmax, var_x, p.r_lm, p.levels), c
+
     chosen = list(range(nfix))
-    best = solve_at(h, k0, r_n, dw, span, *args, cols=chosen)
+    best = at(chosen)
     for _ in range(p.rx_ffe_float_groups):
         trial = None
         for start in range(nfix, span - nf + 1):
             grp = list(range(start, start + nf))
             if any(c in chosen for c in grp):
                 continue
-            r = solve_at(h, k0, r_n, dw, span, *args, cols=sorted(chosen + grp))
-            if trial is None or r[2] > trial[0][2]:
+            r = at(sorted(chosen + grp))
+            if trial is None or r[0][2] > trial[0][0][2]:
                 trial = (r, grp)
         if trial is None:
             break
         best, grp = trial
         chosen = sorted(chosen + grp)
-    return best
+    (w, b, fom), cols = best
+    full = np.zeros(span)
+    full[cols] = w
+    return full, b, fom
+
+
+def rx_noise_autocorr(eta0: float, h_rx: np.ndarray, f: np.ndarray, M: int, nw: int) -> np.ndarray:
+    """The Rx noise's autocorrelation at UI lags ``0 .. nw - 1``: ``eta_0 sum_{f > 0} |H_r
+    H_ctf|^2 cos(2 pi f l UI) df`` (93A-35 per lag) on the record's DFT grid (``f = k df``,
+    ``n = 2 (f.size - 1)`` samples, ``M`` per UI), by one inverse DFT."""
+    x = np.abs(h_rx) ** 2
+    n = 2 * (f.size - 1)
+    m = M * np.arange(nw)
+    c = np.cos(np.pi * m)  # the Nyquist bin's cosine
+    full = n * np.fft.irfft(x, n)[m % n]
+    return eta0 * (f[1] - f[0]) * ((full - x[0] - x[-1] * c) / 2 + x[-1] * c)
 
 
 def _tables(p, pulses, kinds, h_rx, f, M: int, var_x: float, nw: int):
@@ -396,7 +435,7 @@ def _tables(p, pulses, kinds, h_rx, f, M: int, var_x: float, nw: int):
     _, SA = phase_tables(slope, M, lags)
     df = f[1] - f[0]
     ls = np.arange(nw)
-    r_rx = p.eta0_v2_per_hz * (np.abs(h_rx[1:]) ** 2) @ np.cos(2 * np.pi * np.outer(f[1:], ls) / fb) * df
+    r_rx = rx_noise_autocorr(p.eta0_v2_per_hz, h_rx, f, M, nw)
     rn_ph = r_rx[None, :] + 10 ** (-p.snr_tx_db / 10) * A[:, :nw]  # 178A-21: no sigma_X^2
     fext = []
     for x, kind in zip(pulses[1:], kinds[1:]):
@@ -443,15 +482,13 @@ def noise_at(p, pulses, kinds, h_rx, f, M: int, var_x: float, taps, s_ix: int, n
     df = f[1] - f[0]
     lags = np.arange(nw)
 
-    def ac(x):
-        return np.array([np.dot(x, np.roll(x, -lag)) for lag in lags])
+    def ac(x):  # circular, as the record is one period: sum_k x[k] x[k + lag]
+        return np.fft.irfft(np.abs(np.fft.rfft(x)) ** 2, x.size)[:nw]
 
     def ffe(x):
         return sum(c * np.roll(x, (i - 3) * M) for i, c in enumerate(taps))
 
-    r = np.array([p.eta0_v2_per_hz * np.sum(np.abs(h_rx[1:]) ** 2 * np.cos(2 * np.pi * f[1:] * lag / fb)) * df
-                  for lag in lags])
-    r = r + 10 ** (-p.snr_tx_db / 10) * ac(pulses[0][ph::M])
+    r = rx_noise_autocorr(p.eta0_v2_per_hz, h_rx, f, M, nw) + 10 ** (-p.snr_tx_db / 10) * ac(pulses[0][ph::M])
     thru = ffe(pulses[0])
     slope = (np.roll(thru, -1) - np.roll(thru, 1)) / (2 / M)
     r = r + (p.a_dd_ui**2 + p.sigma_rj_ui**2) * var_x * ac(slope[ph::M])
