@@ -143,6 +143,20 @@ def _wide(m: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return x.astype(np.float64), low != np.uint64(0x400)
 
 
+def _x87_works() -> bool:
+    """Whether the 80-bit path gives ``float``'s doubles here (an FPU left in a lower
+    precision by some library would not): a few values, halfway points among them."""
+    cases = [(2**53 + 1, 0), (2**53 + 3, 0), (9127562810000001, -17), (12345678901234567891, -19),
+             (2**63 + 2**10, 0), (9999999999999999999, 27), (18446744073709551615, -27)]
+    m = np.array([c[0] for c in cases], np.uint64)
+    v, exact = _wide(m, np.array([c[1] for c in cases]))
+    return all(not ok or x == float(f"{c[0]}e{c[1]}") for x, ok, c in zip(v.tolist(), exact.tolist(), cases))
+
+
+if _X87:
+    _X87 = _x87_works()
+
+
 def parse_numbers(b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The numbers in the bytes ``b`` (a uint8 array) as float64, each equal to
     ``float(token)``, with the tokens' start and end byte offsets; ``None`` when a token is

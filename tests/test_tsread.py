@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import skrf as rf
 
-from channels import _tsread
+from channels import _tsnumbers, _tsread
 from channels._tsnumbers import STRUCTURE_TABLE, parse_numbers
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "channels"
@@ -197,6 +197,13 @@ def test_numbers_random_decimals_bit_for_bit(seed):
         toks.append(rng.choice(["", "-", "+"]) + s)
     toks = [t for t in toks if any(c.isdigit() for c in t.split("e")[0].split("E")[0])]
     _check_numbers(" ".join(toks))
+
+
+def test_numbers_without_the_80_bit_path(monkeypatch):
+    # where numpy's longdouble is not the x87 format, 16-19 digit numbers go to float
+    monkeypatch.setattr(_tsnumbers, "_X87", False)
+    test_numbers_random_decimals_bit_for_bit(0)
+    test_numbers_halfway_between_doubles()
 
 
 def test_numbers_halfway_between_doubles():

@@ -427,14 +427,11 @@ def rx_noise_autocorr(eta0: float, h_rx: np.ndarray, f: np.ndarray, M: int, nw: 
 def _tables(p, pulses, kinds, h_rx, f, M: int, var_x: float, nw: int):
     """The per-CTLE tables of :func:`mmse_grid` (see there) from the pulses at the FFE's
     input (victim first, no Tx FFE applied) and the Rx path's response ``h_rx``."""
-    fb = p.baud_hz
     lags = nw + 5
     y = pulses[0]
     Y, A = phase_tables(y, M, lags)
     slope = (np.roll(y, -1) - np.roll(y, 1)) / (2 / M)
     _, SA = phase_tables(slope, M, lags)
-    df = f[1] - f[0]
-    ls = np.arange(nw)
     r_rx = rx_noise_autocorr(p.eta0_v2_per_hz, h_rx, f, M, nw)
     rn_ph = r_rx[None, :] + 10 ** (-p.snr_tx_db / 10) * A[:, :nw]  # 178A-21: no sigma_X^2
     fext = []
@@ -476,11 +473,8 @@ def noise_at(p, pulses, kinds, h_rx, f, M: int, var_x: float, taps, s_ix: int, n
     cursor at sample ``s_ix``, written out directly (the kernel's ``r`` minus the pulse's
     own autocorrelation): Rx noise, transmitter noise, jitter through the equalised
     pulse's slope, every aggressor at its worst phase."""
-    fb = p.baud_hz
     nw = p.rx_ffe_pre + 1 + p.rx_ffe_post if nw is None else nw
     ph = s_ix % M
-    df = f[1] - f[0]
-    lags = np.arange(nw)
 
     def ac(x):  # circular, as the record is one period: sum_k x[k] x[k + lag]
         return np.fft.irfft(np.abs(np.fft.rfft(x)) ** 2, x.size)[:nw]
