@@ -29,7 +29,7 @@ matrices are the circular autocorrelations of the UI-sampled pulse per phase (as
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 __all__ = ["mmse_grid", "solve_at", "phase_tables"]
 
@@ -227,16 +227,12 @@ def _fom_at(c, cc, s_ix, Y, A, SA, rn_ph, xt, M, dw, nw, bmin, bmax, wlim, var_x
 
 @njit(cache=True, fastmath=True, error_model="numpy")
 def _setting(c, Y, A, SA, rn_ph, F, win, win_lo, M, dw, nw, bmin, bmax, wlim, var_x, jit_var, r_lm, levels, ts_lo,
-             ts_hi, coarse, prune_db, best_so_far):
-    """One Tx FFE setting of :func:`mmse_grid`: (FOM, cursor sample)."""
+             ts_hi, coarse, prune_db, best_so_far, r, h0, Hb, w_t, b_t, xt, R, Q, Lm, v, u, z, hv, P, G, Lg, e1, e2,
+             cc):
+    """One Tx FFE setting of :func:`mmse_grid`: (FOM, cursor sample); ``r .. cc`` are work arrays."""
     W = win.shape[1]
-    nd = bmin.size
     na = F.shape[0]
-    r, h0, Hb, w_t, b_t, xt = np.empty(nw), np.empty(nw), np.empty((nd, nw)), np.empty(nw), np.empty(nd), np.zeros(nw)
-    R, Q, Lm = np.empty((nw, nw)), np.empty((nw, nw)), np.zeros((nw, nw))
-    v, u, z, hv = np.empty(nw), np.empty(nw), np.empty(nw), np.empty(nw + nd)
-    P, G, Lg, e1, e2 = np.empty((nw, nd)), np.empty((nd, nd)), np.zeros((nd, nd)), np.empty(nd), np.empty(nd)
-    cc = np.empty(9)
+    xt[:] = 0.0
     for m in range(-4, 5):
         s = 0.0
         for i in range(5):
@@ -283,14 +279,13 @@ def _setting(c, Y, A, SA, rn_ph, F, win, win_lo, M, dw, nw, bmin, bmax, wlim, va
     return best_f, best_s
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, fastmath=True, error_model="numpy")
 def mmse_grid(tx_grid, Y, A, SA, rn_ph, F, win, win_lo, M, dw, nw, bmin, bmax, wlim, var_x, jit_var, r_lm,
               levels, ts_lo, ts_hi, coarse, prune_db, best_so_far, fom_out, cursor_out):
     """The MMSE figure of merit of every Tx FFE setting (rows of ``tx_grid``, taps
     ``c(-3) .. c(1)``, tap ``i`` delaying the pulse by ``i - 3`` UI) for one CTLE setting,
     at its best sampling time among ``ts_lo .. ts_hi`` samples from the equalised pulse's
-    peak (every one: with the FFE's tap limits the FOM is not unimodal in it). The settings
-    run in parallel over Numba's threads (``NUMBA_NUM_THREADS``); each is independent.
+    peak (every one: with the FFE's tap limits the FOM is not unimodal in it).
 
     ``Y[ph, k]``: the through pulse sampled once per UI at each phase; ``A``, ``SA``: the
     circular autocorrelations per phase of the pulse and of its slope (V per UI);
@@ -306,9 +301,16 @@ def mmse_grid(tx_grid, Y, A, SA, rn_ph, F, win, win_lo, M, dw, nw, bmin, bmax, w
     coarse best, a lower bound; the best setting is found as by the full search unless some
     setting's FOM rises more than ``prune_db`` between coarse sampling times.
     """
-    for t in prange(tx_grid.shape[0]):
+    nd = bmin.size
+    r, h0, Hb, w_t, b_t, xt = np.empty(nw), np.empty(nw), np.empty((nd, nw)), np.empty(nw), np.empty(nd), np.zeros(nw)
+    R, Q, Lm = np.empty((nw, nw)), np.empty((nw, nw)), np.zeros((nw, nw))
+    v, u, z, hv = np.empty(nw), np.empty(nw), np.empty(nw), np.empty(nw + nd)
+    P, G, Lg, e1, e2 = np.empty((nw, nd)), np.empty((nd, nd)), np.zeros((nd, nd)), np.empty(nd), np.empty(nd)
+    cc = np.empty(9)
+    for t in range(tx_grid.shape[0]):
         f, s = _setting(tx_grid[t], Y, A, SA, rn_ph, F, win, win_lo, M, dw, nw, bmin, bmax, wlim, var_x, jit_var,
-                        r_lm, levels, ts_lo, ts_hi, coarse, prune_db, best_so_far)
+                        r_lm, levels, ts_lo, ts_hi, coarse, prune_db, best_so_far, r, h0, Hb, w_t, b_t, xt, R, Q, Lm,
+                        v, u, z, hv, P, G, Lg, e1, e2, cc)
         fom_out[t] = f
         cursor_out[t] = s
 
