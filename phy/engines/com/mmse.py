@@ -80,6 +80,23 @@ def _chol_solve(Lm, rhs, x, n):
 
 
 @njit(cache=True, fastmath=True, error_model="numpy")
+def _less_low_rank(x, P, Hb, Lg, e1, e2, out, nw, nd):
+    """``out = x - P G^-1 H_b x`` (Woodbury's correction; ``Lg`` the Cholesky factor of
+    ``G``); ``out`` may be ``x``."""
+    for q in range(nd):
+        t = 0.0
+        for i in range(nw):
+            t += Hb[q, i] * x[i]
+        e1[q] = t
+    _chol_solve(Lg, e1, e2, nd)
+    for i in range(nw):
+        t = x[i]
+        for q in range(nd):
+            t -= P[i, q] * e2[q]
+        out[i] = t
+
+
+@njit(cache=True, fastmath=True, error_model="numpy")
 def _solve_one(r, h0, Hb, nw, nd, dw, bmin, bmax, wlim, var_x, r_lm, levels, w_out, b_out, R, Q, Lm, v, u, z,
                P, G, Lg, e1, e2):
     """The constrained MMSE solution for one pulse and noise (``r``: the Toeplitz row of
@@ -127,31 +144,13 @@ def _solve_one(r, h0, Hb, nw, nd, dw, bmin, bmax, wlim, var_x, r_lm, levels, w_o
         if not _chol(G, Lg, nd):
             return -1e3
         # z = R^-1 h0 = v - P G^-1 Hb v ; u = R^-1 Hb^T b = P b - P G^-1 Hb P b
-        for q in range(nd):
-            t = 0.0
-            for i in range(nw):
-                t += Hb[q, i] * v[i]
-            e1[q] = t
-        _chol_solve(Lg, e1, e2, nd)
-        for i in range(nw):
-            t = v[i]
-            for q in range(nd):
-                t -= P[i, q] * e2[q]
-            z[i] = t
+        _less_low_rank(v, P, Hb, Lg, e1, e2, z, nw, nd)
         for i in range(nw):
             t = 0.0
             for q in range(nd):
                 t += P[i, q] * b_out[q]
             u[i] = t
-        for q in range(nd):
-            t = 0.0
-            for i in range(nw):
-                t += Hb[q, i] * u[i]
-            e1[q] = t
-        _chol_solve(Lg, e1, e2, nd)
-        for i in range(nw):
-            for q in range(nd):
-                u[i] -= P[i, q] * e2[q]
+        _less_low_rank(u, P, Hb, Lg, e1, e2, u, nw, nd)
         hu, hz = 0.0, 0.0
         for i in range(nw):
             hu += h0[i] * u[i]
