@@ -6,8 +6,9 @@
     python benchmarks/bench_loading.py --repeat 7 --json loading.json
 
 One core: thread counts set to 1 before numpy loads; pinned to CPU 0 where allowed
-(``--no-pin`` to skip). Each figure is the best of ``--repeat`` (default 5) timed runs
-after one untimed run; ratios are before / after.
+(``--no-pin`` to skip). Each figure is the best of ``--repeat`` (default 5; 3 for COM)
+timed runs after one untimed round, the variants compared taking turns within each round
+(so that a busy machine slows them alike); ratios are before / after.
 
 1. Per file of ``../shared/channels``: ``rf.Network(io.StringIO(text))`` (scikit-rf's
    parser) against :func:`channels._tsread.read_text` (the fast reader) on the same text,
@@ -49,7 +50,6 @@ import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
-from contextlib import contextmanager  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -70,44 +70,40 @@ THRU, NEXT, FEXT = "DPO_14in_Meg7_THRU.s4p", "DPO_14in_Meg7_NENF89.s4p", "DPO_14
 TARGET_S = 1.0
 
 
-def best_of(fn, repeat: int, before=None) -> tuple[float, object]:
-    """Best wall time of ``fn()`` over ``repeat`` runs after one untimed run (``before()``
-    untimed ahead of each), and the result of that best run."""
-    if before:
-        before()
-    fn()
-    best, out = float("inf"), None
+_FULL_SVD = quality._largest_sv
+
+
+def set_mode(mode: str) -> None:
+    """``before``: scikit-rf's parser, no caches, the full SVD (as loading was); ``nocache``:
+    the fast reader alone; ``cache``: the fast reader and the caches (the default), emptied."""
+    _tsread.enabled = mode != "before"
+    quality._largest_sv = (lambda s: np.linalg.svd(s, compute_uv=False)[:, 0]) if mode == "before" else _FULL_SVD
+    touchstone.set_cache_size(256 * 2**20 if mode in ("cache", "warm") else 0)
+    if mode != "warm":
+        touchstone.clear_cache()
+
+
+def race(cases: dict, repeat: int) -> dict:
+    """Best wall time of each ``cases[label] = (mode, fn)`` over ``repeat`` rounds after one
+    untimed round; the cases take turns within each round, so that whatever else the machine
+    runs slows them alike. Returns ``{label: (seconds, result of the best run)}``."""
+    best = {k: (float("inf"), None) for k in cases}
     gc_was = gc.isenabled()
-    for _ in range(repeat):
-        if before:
-            before()
-        gc.disable()
-        t0 = time.perf_counter()
-        res = fn()
-        dt = time.perf_counter() - t0
-        if gc_was:
-            gc.enable()
-        if dt < best:
-            best, out = dt, res
-    return best, out
-
-
-@contextmanager
-def loading(mode: str):
-    """``before``: scikit-rf's parser, no caches, the full SVD; ``nocache``: the fast reader
-    alone; ``cache``: the fast reader and the caches (the default)."""
-    saved = (_tsread.enabled, quality._largest_sv)
     try:
-        if mode == "before":
-            _tsread.enabled = False
-            quality._largest_sv = lambda s: np.linalg.svd(s, compute_uv=False)[:, 0]
-        touchstone.set_cache_size(256 * 2**20 if mode == "cache" else 0)
-        touchstone.clear_cache()
-        yield
+        for rnd in range(repeat + 1):
+            for label, (mode, fn) in cases.items():
+                set_mode(mode)
+                gc.disable()
+                t0 = time.perf_counter()
+                res = fn()
+                dt = time.perf_counter() - t0
+                if gc_was:
+                    gc.enable()
+                if rnd and dt < best[label][0]:
+                    best[label] = (dt, res)
     finally:
-        _tsread.enabled, quality._largest_sv = saved
-        touchstone.set_cache_size(256 * 2**20)
-        touchstone.clear_cache()
+        set_mode("cache")
+    return best
 
 
 def _same(a: rf.Network, b: rf.Network) -> bool:
@@ -135,8 +131,9 @@ def per_file(repeat: int) -> list[dict]:
             buf.name = name
             return rf.Network(buf)
 
-        t_skrf, ref = best_of(skrf_parse, repeat)
-        t_fast, (got, fast) = best_of(lambda: _tsread.read_text(text, path.name), repeat)
+        r = race({"skrf": ("before", skrf_parse),
+                  "fast": ("cache", lambda text=text, name=path.name: _tsread.read_text(text, name))}, repeat)
+        (t_skrf, ref), (t_fast, (got, fast)) = r["skrf"], r["fast"]
         rows.append({"file": path.name, "mb": len(text) / 1e6, "skrf_s": t_skrf, "fast_s": t_fast,
                      "ratio": t_skrf / t_fast, "fast_path": fast, "bit_for_bit": _same(got, ref)})
     return rows
@@ -161,14 +158,10 @@ def _load(thru: Path) -> channels.Channel:
 def siblings16(repeat: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench_loading_", dir="/tmp") as tmp:
         thru = make_siblings(Path(tmp), 8, 8)
-        out = {}
-        for mode in ("before", "nocache", "cache"):
-            with loading(mode):
-                clear = touchstone.clear_cache if mode == "cache" else None
-                out[mode], ch = best_of(lambda: _load(thru), repeat, before=clear)
-                if mode == "cache":
-                    out["warm"], _ = best_of(lambda: _load(thru), repeat)
-            out[f"{mode}_aggressors"] = len(ch.aggressors)
+        modes = ("before", "nocache", "cache", "warm")  # "warm": the caches as the previous load left them
+        r = race({m: (m, lambda: _load(thru)) for m in modes}, repeat)
+        out = {m: r[m][0] for m in modes}
+        out.update({f"{m}_aggressors": len(r[m][1].aggressors) for m in modes})
         return out
 
 
@@ -176,20 +169,18 @@ def com5(repeat: int, pcm_python: str | None) -> dict:
     p_full = phy.ComParams.ieee_802_3ck_kr()
     with tempfile.TemporaryDirectory(prefix="bench_loading_", dir="/tmp") as tmp:
         thru = make_siblings(Path(tmp), 3, 2)
+
+        def run():
+            t0 = time.perf_counter()
+            ch = _load(thru)
+            t1 = time.perf_counter()
+            r = phy.channel_margin(ch, p_full)
+            return r, t1 - t0, time.perf_counter() - t1
+
+        res = race({"before": ("before", run), "cache": ("cache", run)}, min(repeat, 3))
         out = {}
-        for mode in ("before", "cache"):
-            with loading(mode):
-                clear = touchstone.clear_cache if mode == "cache" else None
-
-                def run():
-                    t0 = time.perf_counter()
-                    ch = _load(thru)
-                    t1 = time.perf_counter()
-                    r = phy.channel_margin(ch, p_full)
-                    return r, t1 - t0, time.perf_counter() - t1
-
-                out[mode], (r, t_load, t_com) = best_of(run, min(repeat, 3), before=clear)
-                out[f"{mode}_com_db"], out[f"{mode}_load_s"], out[f"{mode}_margin_s"] = r.com_db, t_load, t_com
+        for mode, (t, (r, t_load, t_com)) in res.items():
+            out[mode], out[f"{mode}_com_db"], out[f"{mode}_load_s"], out[f"{mode}_margin_s"] = t, r.com_db, t_load, t_com
         if pcm_python:
             out["peer"] = _peer(pcm_python, thru, repeat)
         return out
@@ -201,9 +192,7 @@ def _peer(python: str, thru: Path, repeat: int) -> dict:
 
     grid = grids("reduced")
     p = phy.ComParams.ieee_802_3ck_kr().with_(**grid)
-    with loading("cache"):
-        t_ours, r = best_of(lambda: phy.channel_margin(_load(thru), p), max(1, repeat // 2),
-                            before=touchstone.clear_cache)
+    t_ours, r = race({"ours": ("cache", lambda: phy.channel_margin(_load(thru), p))}, max(1, repeat // 2))["ours"]
     cmd = [python, str(REPO / "benchmarks" / "peer_pychopmarg.py"), "--preset", "ck-kr", "--thru", str(thru),
            "--warmup", "0", "--repeat", "1", "--json"]
     for f in sorted(thru.parent.glob("*_next*.s4p")):
