@@ -1274,9 +1274,17 @@ def test_terminate_rejects_bad_argument(kw, match):
         M.terminate(ch, **kw)
 
 
-def test_terminate_needs_a_full_channel(two_port):
+def test_terminate_needs_a_full_channel_for_die_caps(two_port):
+    """A differential-only channel is renormalised alone; die capacitances per leg need
+    its legs."""
+    ch = channels.Channel.from_differential(two_port)
     with pytest.raises(ChannelError, match="four-port"):
-        M.terminate(channels.Channel.from_differential(two_port))
+        M.terminate(ch, tx_cap_f=1e-13)
+    t = M.terminate(ch, 80.0, 120.0)
+    assert t.reference_impedance_ohm == (80.0, 120.0)
+    ref = two_port.copy()
+    ref.renormalize(np.array([80.0, 120.0]))
+    np.testing.assert_allclose(t.sdd21, ref.s[:, 1, 0], rtol=1e-12)
 
 
 # -------------------------------------------------------------------- Channel methods

@@ -125,7 +125,7 @@ def test_matches_pychopmarg_on_its_matlab_comparison_sheet():
     ``peer_pychopmarg.py --preset dj-vs-matlab``): COM 0.256 dB, FOM 11.120 dB."""
     import sys
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-    from bench_com_dj import vs_matlab_params
+    from peer_configs import vs_matlab_params
     ch = channels.load(SHARED / "C2C_PCB_SYSVIA_12dB_thru.s4p")
     r = channel_margin(ch, vs_matlab_params())
     assert r.com_db == pytest.approx(0.256, abs=0.1)
