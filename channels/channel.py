@@ -558,6 +558,10 @@ class Channel:
                 raise ChannelError(f"aggressor {a.name!r} has kind 'through'; give it kind 'next' or 'fext'")
         return self._replace(aggressors=self._aggressors + tuple(aggressors))
 
+    def without_aggressors(self) -> "Channel":
+        """The same channel with no crosstalk attached."""
+        return self._replace(aggressors=())
+
     def reversed(self) -> "Channel":
         """The same structure seen from its other end (ports swapped end for end), named
         ``<name>_far``, without aggressors (crosstalk belongs to a direction): the far

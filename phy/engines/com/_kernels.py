@@ -90,6 +90,7 @@ def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin,
     n = y.size
     nd = bmax.size
     yw = np.empty(W)
+    cc = np.empty(5)
     for s in range(T):
         c = tx_grid[s]
         best_w = 0
@@ -151,13 +152,17 @@ def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin,
                 if bf[q] != 0.0:
                     post2 += hf[q] * hf[q]
                     res2 += (hf[q] - bf[q] * h0) ** 2
+        # the quadratic forms sum_ik c_i c_k r[|i - k|] as sum_lag cc[lag] r[lag]
+        for lag in range(5):
+            v = 0.0
+            for i in range(5 - lag):
+                v += c[i] * c[i + lag]
+            cc[lag] = v if lag == 0 else 2.0 * v
         q_isi = 0.0
         q_j = 0.0
-        for i in range(5):
-            for k in range(5):
-                lag = abs(i - k)
-                q_isi += c[i] * c[k] * r_isi[ph, lag]
-                q_j += c[i] * c[k] * r_j[ph, lag]
+        for lag in range(5):
+            q_isi += cc[lag] * r_isi[ph, lag]
+            q_j += cc[lag] * r_j[ph, lag]
         var_isi = var_x * (q_isi - h0 * h0 - post2 + res2)
         var_j = jit_var * var_x * q_j
         var_xt = xt_const
@@ -166,9 +171,8 @@ def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin,
             mean = 0.0
             for m in range(M):
                 q = 0.0
-                for i in range(5):
-                    for k in range(5):
-                        q += c[i] * c[k] * r_xt[a, m, abs(i - k)]
+                for lag in range(5):
+                    q += cc[lag] * r_xt[a, m, lag]
                 worst = max(worst, q)
                 mean += q / M
             var_xt += worst if xt_worst else mean

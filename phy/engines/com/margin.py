@@ -157,7 +157,7 @@ def _terminated_transfer(ch: channels.Channel, f: np.ndarray, p: ComParams, kind
     :mod:`channels.grid`: de-rotated spline inside the band, the loss trend above it). A
     channel given at another reference impedance than ``2 R_0`` is renormalised in the
     cascade (its S-parameters say what it is at any reference)."""
-    own = ch.as_kind("through")
+    own = ch.as_kind("through").without_aggressors()  # the aggressors have their own transfers
     cache = {} if cache is None else cache
 
     def pkg(end):  # the same package serves every channel on the same grid
