@@ -7,7 +7,7 @@ from scipy import stats
 from channels import Channel, media
 from phy import ConfigError
 from phy.engines.com import ComParams, channel_margin
-from phy.engines.com.margin import _pmf_quantile
+from phy.engines.pmf import pmf_quantile as _pmf_quantile
 
 F = np.linspace(0, 60e9, 601)
 

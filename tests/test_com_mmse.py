@@ -172,7 +172,7 @@ def test_quantiser_step_and_its_noise():
     p = ComParams.ieee_802_3dj_kr()
     h = np.zeros(64)
     h[10] = 0.2
-    assert mg._quant_step(p, h, 1e-12) == pytest.approx(2 * 0.2 / 63, rel=2e-3)
+    assert mmse.quant_step(p, h, 1e-12) == pytest.approx(2 * 0.2 / 63, rel=2e-3)
     ch = media.stripline(0.2)
     q = p.with_(package_cases=(), g_dc_db=(0.0, -6.0), g_dc2_db=(0.0,), c_m2=(0.0,), c_m1=(0.0, -0.1), c_p1=(0.0,),
                 rx_ffe_float_groups=0)

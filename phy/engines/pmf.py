@@ -1,13 +1,15 @@
 """Distributions on a voltage grid, shared by the statistical eye and COM: the exact PMF of
 a sum of independent discrete symbols times their cursors (in Numba), the variance its
-linear splits add, convolution with a Gaussian and of two centred PMFs."""
+linear splits add, convolution with a Gaussian and of two centred PMFs, and the quantile of
+such a sum with a Gaussian (COM's ``A_ni``)."""
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-__all__ = ["convolve_centred", "discrete_pmf", "gauss_convolve", "scale_mixture_cf", "split_variance", "uniform_convolve"]
+__all__ = ["convolve_centred", "discrete_pmf", "gauss_convolve", "pmf_quantile", "scale_mixture_cf", "split_variance",
+           "uniform_convolve"]
 
 
 @njit(cache=True)
@@ -146,3 +148,25 @@ def convolve_centred(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     full = np.fft.irfft(np.fft.rfft(a, m) * np.fft.rfft(b, m), m)
     z = (n - 1) // 2
     return np.clip(full[z : z + n], 0, None)
+
+
+def pmf_quantile(values_list, lv, sigma, der0, ystep, max_bins: int = 1 << 16):
+    """``A_ni``: minus the ``der0`` quantile of the sum of the discrete terms and a Gaussian
+    (the statistical eye's distribution machinery on a grid of step ``ystep``, made
+    coarser when the interference would need more than ``max_bins``: a closed eye's ISI
+    spans thousands of ``A_s``; the grid's split variance is taken off the Gaussian)."""
+    support = sum(np.abs(v).sum() for v in values_list) + 10 * sigma
+    ystep = max(ystep, 2 * support / max_bins)
+    support += 2 * ystep
+    n = 2 * int(np.ceil(support / ystep)) + 1  # odd: 0 V is the middle point
+    y = (np.arange(n) - n // 2) * ystep
+    pmf = np.zeros(n)
+    pmf[n // 2] = 1.0
+    split = 0.0
+    for v in values_list:
+        if v.size:
+            pmf = convolve_centred(pmf, discrete_pmf(v, lv, y[0], ystep, n))
+            split += split_variance(v, lv, ystep)
+    cdf = np.cumsum(gauss_convolve(pmf, np.sqrt(max(sigma**2 / ystep**2 - split, 0.0))))
+    cdf /= cdf[-1]
+    return -float(y[int(np.searchsorted(cdf, der0))])

@@ -46,7 +46,7 @@ from channels.response import rx_butterworth, tx_rise_filter
 from ..._validate import number
 from ...errors import ConfigError
 from ...serdes import Cdr, Ctle, Dfe, Receiver, RxFfe, Transmitter, TxFfe
-from ..pmf import convolve_centred, discrete_pmf, gauss_convolve, split_variance
+from ..pmf import pmf_quantile
 from . import _kernels as _k
 from . import mmse
 from .params import ComParams
@@ -171,28 +171,6 @@ def _terminated_transfer(ch: channels.Channel, f: np.ndarray, p: ComParams, kind
         chain = media.terminate(chain, 2 * p.r_d, 2 * p.r_d)
     h = chain.voltage_transfer()
     return resample_response(chain.f, h, f, chain.delay_s, chain.loss_trend_db)
-
-
-def _pmf_quantile(values_list, lv, sigma, der0, ystep, max_bins: int = 1 << 16):
-    """``A_ni``: minus the ``der0`` quantile of the sum of the discrete terms and a Gaussian
-    (the statistical eye's distribution machinery on a grid of step ``ystep``, made
-    coarser when the interference would need more than ``max_bins``: a closed eye's ISI
-    spans thousands of ``A_s``; the grid's split variance is taken off the Gaussian)."""
-    support = sum(np.abs(v).sum() for v in values_list) + 10 * sigma
-    ystep = max(ystep, 2 * support / max_bins)
-    support += 2 * ystep
-    n = 2 * int(np.ceil(support / ystep)) + 1  # odd: 0 V is the middle point
-    y = (np.arange(n) - n // 2) * ystep
-    pmf = np.zeros(n)
-    pmf[n // 2] = 1.0
-    split = 0.0
-    for v in values_list:
-        if v.size:
-            pmf = convolve_centred(pmf, discrete_pmf(v, lv, y[0], ystep, n))
-            split += split_variance(v, lv, ystep)
-    cdf = np.cumsum(gauss_convolve(pmf, np.sqrt(max(sigma**2 / ystep**2 - split, 0.0))))
-    cdf /= cdf[-1]
-    return -float(y[int(np.searchsorted(cdf, der0))])
 
 
 def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_ui: int | None = None,
@@ -367,7 +345,7 @@ def _search(p: ComParams, g: _Grid, chans, spectra, tx_grid, ctle_settings):
         q_var = 0.0
         if quantised:  # 178A-28..31: white at the FFE input, its step from the signal and random noise
             r_rj = mmse.noise_at(p.with_(a_dd_ui=0.0), pulses, kinds, g.hr * hc, g.f, M, g.var_x, taps, cursor, nw=1)
-            q_var = _quant_step(p, h, float(r_rj[0])) ** 2 / 12
+            q_var = mmse.quant_step(p, h, float(r_rj[0])) ** 2 / 12
             r_n = r_n.copy()
             r_n[0] += q_var
         if floating:
@@ -412,19 +390,6 @@ def _search(p: ComParams, g: _Grid, chans, spectra, tx_grid, ctle_settings):
         notes.append(f"quantisation noise (178A-28..31, {p.adc_bits} bits, clipping {p.adc_clip_probability:g}) "
                      f"at the {len(cands)} best settings: {np.sqrt(q_var) * 1e3:.3g} mV rms at the FFE input")
     return fom_best, ci, ti, cursor, w, pulses, notes, q_var
-
-
-def _quant_step(p: ComParams, h: np.ndarray, var_noise: float) -> float:
-    """178A-29/30: the quantiser's step ``2 V_qc / (2^N_qb - 1)``, ``V_qc`` where the signal
-    at the quantiser (the pulse sampled once per UI at the cursor's phase, every UI, with
-    PAM symbols) plus a Gaussian of ``var_noise`` falls below ``-V_qc`` with probability
-    ``P_qc / 2``. Cursors under 1 % of the largest join the Gaussian by their variance."""
-    lv = np.linspace(-1, 1, p.levels)
-    small = np.abs(h) < 0.01 * np.max(np.abs(h))  # the many small cursors: their variance, as a Gaussian
-    var = var_noise + (p.levels**2 - 1) / (3 * (p.levels - 1) ** 2) * float(np.sum(h[small] ** 2))
-    big = h[~small]
-    v_qc = _pmf_quantile([big], lv, np.sqrt(var), p.adc_clip_probability / 2, float(np.sum(np.abs(big))) / 4000)
-    return 2 * v_qc / (2**p.adc_bits - 1)
 
 
 def _com_at(p: ComParams, g: _Grid, chans, pulses, taps, cursor: int, w_rx, hc, q_var: float = 0.0) -> dict:
@@ -475,7 +440,7 @@ def _com_at(p: ComParams, g: _Grid, chans, pulses, taps, cursor: int, w_rx, hc, 
         s = y[ph::M]
         xts.append(s[np.abs(s) > thr])
     ystep = min(a_s / 1000, 1e-5)
-    a_ni = _pmf_quantile([h_isi, h_dd] + xts, np.linspace(-1, 1, L), np.sqrt(var_tx + var_j + var_n), p.der0, ystep)
+    a_ni = pmf_quantile([h_isi, h_dd] + xts, np.linspace(-1, 1, L), np.sqrt(var_tx + var_j + var_n), p.der0, ystep)
     var_isi = g.var_x * float(np.sum(h_isi**2))
     var_xt = g.var_x * float(sum(np.sum(s**2) for s in xts))
     return {"com": float(20 * np.log10(a_s / a_ni)), "a_s": float(a_s), "a_ni": float(a_ni), "peak": peak,

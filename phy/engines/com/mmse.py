@@ -31,7 +31,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["mmse_grid", "solve_at", "phase_tables"]
+from ..pmf import pmf_quantile
+
+__all__ = ["mmse_grid", "phase_tables", "quant_step", "solve_at"]
 
 
 def phase_tables(y: np.ndarray, M: int, lags: int) -> tuple[np.ndarray, np.ndarray]:
@@ -492,3 +494,16 @@ def noise_at(p, pulses, kinds, h_rx, f, M: int, var_x: float, taps, s_ix: int, n
         m = int(np.argmax([np.sum(y[q::M] ** 2) for q in range(M)]))
         r = r + var_x * ac(y[m::M])
     return r
+
+
+def quant_step(p, h: np.ndarray, var_noise: float) -> float:
+    """178A-29/30: the quantiser's step ``2 V_qc / (2^N_qb - 1)``, ``V_qc`` where the signal
+    at the quantiser (the pulse sampled once per UI at the cursor's phase, every UI, with
+    PAM symbols) plus a Gaussian of ``var_noise`` falls below ``-V_qc`` with probability
+    ``P_qc / 2``. Cursors under 1 % of the largest join the Gaussian by their variance."""
+    lv = np.linspace(-1, 1, p.levels)
+    small = np.abs(h) < 0.01 * np.max(np.abs(h))  # the many small cursors: their variance, as a Gaussian
+    var = var_noise + (p.levels**2 - 1) / (3 * (p.levels - 1) ** 2) * float(np.sum(h[small] ** 2))
+    big = h[~small]
+    v_qc = pmf_quantile([big], lv, np.sqrt(var), p.adc_clip_probability / 2, float(np.sum(np.abs(big))) / 4000)
+    return 2 * v_qc / (2**p.adc_bits - 1)
