@@ -296,100 +296,98 @@ def _search(p: ComParams, g: _Grid, chans, spectra, tx_grid, ctle_settings):
     """The setting COM is computed at, over every CTLE x Tx FFE setting of the grid: the
     best by the figure of merit (93A-36), or with an Rx FFE the best by the MMSE figure of
     merit with the Rx FFE and DFE optimised at every setting and sampling time (178A,
-    :mod:`.mmse`). Returns (fom, CTLE index, Tx index, cursor, Rx FFE taps, pulses, notes)."""
+    :mod:`.mmse`), the floating taps and the quantiser's noise then taken at the best
+    settings. Returns (fom, CTLE index, Tx index, cursor, Rx FFE taps, pulses, notes,
+    quantisation noise variance)."""
     n_rx = p.rx_ffe_pre + 1 + p.rx_ffe_post
     kinds = [kind for _, kind, _ in chans]
     bmax, bmin = np.array(p.dfe_max), np.array(p.dfe_min)
     every = n_rx > 1 and p.rx_ffe_search == "every"
     floating = n_rx > 1 and p.rx_ffe_float_groups > 0
-    keep = p.mmse_candidates if n_rx > 1 and (floating or not every) else 1
-    best = (-np.inf, 0, 0, 0)
+    quantised = n_rx > 1 and p.adc_bits > 0
+    keep = p.mmse_candidates if n_rx > 1 and (floating or quantised or not every) else 1
     cands: list = []  # the best settings, (fom, ci, ti, cursor)
     for ci, hc, pulses in _ctle_pulses(p, g, spectra, ctle_settings):
         if every:
             fom, cur = mmse.grid_foms(p, pulses, kinds, g.hr * hc, g.f, g.M, g.var_x, tx_grid,
                                       cands[0][0] if cands else -np.inf)
-            top = np.argsort(fom)[::-1][:keep]
-            cands = sorted(cands + [(float(fom[t]), ci, int(t), int(cur[t])) for t in top], reverse=True)[:keep]
-            continue
-        var_n = p.eta0_v2_per_hz * float(np.sum(np.abs(g.hr[1:] * hc[1:]) ** 2) * g.df)
-        fom, cur = _fom_grid(tx_grid, pulses[0], g.M, len(p.dfe_max), bmax, bmin, p, g.var_x, var_n,
-                             list(zip(pulses[1:], kinds[1:])))
+        else:
+            var_n = p.eta0_v2_per_hz * float(np.sum(np.abs(g.hr[1:] * hc[1:]) ** 2) * g.df)
+            fom, cur = _fom_grid(tx_grid, pulses[0], g.M, len(p.dfe_max), bmax, bmin, p, g.var_x, var_n,
+                                 list(zip(pulses[1:], kinds[1:])))
         top = np.argsort(fom)[::-1][:keep]
         cands = sorted(cands + [(float(fom[t]), ci, int(t), int(cur[t])) for t in top], reverse=True)[:keep]
-    best = cands[0]
-    if not every:
-        if n_rx > 1:  # re-ranked by the MMSE figure of merit with the Rx FFE, per CTLE setting
-            best = (-np.inf, 0, 0, 0)
-            for ci in sorted({c[1] for c in cands}):
-                rows = [c[2] for c in cands if c[1] == ci]
-                g1, g2 = ctle_settings[ci]
-                hc = _ctle(p, g1, g2).response(g.f)
-                fom, cur = mmse.grid_foms(p, g.pulses(spectra, hc), kinds, g.hr * hc, g.f, g.M, g.var_x,
-                                          tx_grid[rows])
-                k = int(np.argmax(fom))
-                if fom[k] > best[0]:
-                    best = (float(fom[k]), ci, rows[k], int(cur[k]))
-    fom_best, ci, ti, cursor = best
-    M = g.M
-
-    quantised = n_rx > 1 and p.adc_bits > 0
-
-    def final_taps(ci, ti, cursor, pulses, hc):
-        """(FOM, Rx FFE taps, quantisation noise variance at the FFE input) at one setting."""
-        taps = tx_grid[ti]
-        thru = sum(c * np.roll(pulses[0], (i - 3) * M) for i, c in enumerate(taps))
-        h, k0 = thru[cursor % M :: M], cursor // M
-        nw = p.rx_ffe_span_ui if floating else n_rx
-        r_n = mmse.noise_at(p, pulses, kinds, g.hr * hc, g.f, M, g.var_x, taps, cursor, nw=nw)
-        q_var = 0.0
-        if quantised:  # 178A-28..31: white at the FFE input, its step from the signal and random noise
-            r_rj = mmse.noise_at(p.with_(a_dd_ui=0.0), pulses, kinds, g.hr * hc, g.f, M, g.var_x, taps, cursor, nw=1)
-            q_var = mmse.quant_step(p, h, float(r_rj[0])) ** 2 / 12
-            r_n = r_n.copy()
-            r_n[0] += q_var
-        if floating:
-            w, _, fom = mmse.floating_taps(h, k0, r_n, p, g.var_x)
-        else:
-            w, _, fom = mmse.solve_at(h, k0, r_n, p.rx_ffe_pre, n_rx, len(p.dfe_max), bmin, bmax, p.rx_ffe_limit,
-                                      g.var_x, p.r_lm, p.levels)
-        return fom, w, q_var
-
     if n_rx == 1:
+        fom_best, ci, ti, cursor = cands[0]
         g1, g2 = ctle_settings[ci]
         return fom_best, ci, ti, cursor, np.array([1.0]), g.pulses(spectra, _ctle(p, g1, g2).response(g.f)), [], 0.0
-    if floating or quantised:  # placed / added at each of the best settings; the best with them wins
-        top = None
-        for cj in sorted({c[1] for c in cands}):
-            g1, g2 = ctle_settings[cj]
-            hc = _ctle(p, g1, g2).response(g.f)
-            pulses = g.pulses(spectra, hc)
-            for _, _, tj, cur in (c for c in cands if c[1] == cj):
-                fom, w, q_var = final_taps(cj, tj, cur, pulses, hc)
-                if top is None or fom > top[0]:
-                    top = (fom, cj, tj, cur, w, pulses, q_var)
-        fom_best, ci, ti, cursor, w, pulses, q_var = top
-    else:
-        g1, g2 = ctle_settings[ci]
-        hc = _ctle(p, g1, g2).response(g.f)
+    if not every:  # the FOM's best re-ranked by the MMSE figure of merit with the Rx FFE, per CTLE setting
+        ranked = []
+        for ci in sorted({c[1] for c in cands}):
+            rows = [c[2] for c in cands if c[1] == ci]
+            hc = _ctle(p, *ctle_settings[ci]).response(g.f)
+            fom, cur = mmse.grid_foms(p, g.pulses(spectra, hc), kinds, g.hr * hc, g.f, g.M, g.var_x, tx_grid[rows])
+            ranked += [(float(fom[k]), ci, rows[k], int(cur[k])) for k in range(len(rows))]
+        cands = sorted(ranked, reverse=True)
+    # the final taps, with the floating groups placed and the quantiser's noise added at each
+    # of the best settings (the best with them wins), or at the best alone without either
+    top = None
+    for cj in sorted({c[1] for c in (cands if floating or quantised else cands[:1])}):
+        hc = _ctle(p, *ctle_settings[cj]).response(g.f)
         pulses = g.pulses(spectra, hc)
-        _, w, q_var = final_taps(ci, ti, cursor, pulses, hc)
+        for _, _, tj, cur in (c for c in (cands if floating or quantised else cands[:1]) if c[1] == cj):
+            fom, w, q_var = _final_taps(p, g, kinds, tx_grid[tj], cur, pulses, hc, floating, quantised)
+            if top is None or fom > top[0]:
+                top = (fom, cj, tj, cur, w, pulses, q_var)
+    fom_best, ci, ti, cursor, w, pulses, q_var = top
+    if not (floating or quantised):
+        fom_best = cands[0][0]
+    return (fom_best, ci, ti, cursor, w, pulses, _mmse_notes(p, g.M, tx_grid.shape[0] * len(ctle_settings), every,
+                                                               len(cands), w, floating, quantised, q_var), q_var)
+
+
+def _final_taps(p: ComParams, g: _Grid, kinds, taps, cursor: int, pulses, hc, floating: bool, quantised: bool):
+    """(FOM, Rx FFE taps, quantisation noise variance at the FFE input) at one setting."""
+    M = g.M
+    n_rx = p.rx_ffe_pre + 1 + p.rx_ffe_post
+    thru = sum(c * np.roll(pulses[0], (i - 3) * M) for i, c in enumerate(taps))
+    h, k0 = thru[cursor % M :: M], cursor // M
+    r_n = mmse.noise_at(p, pulses, kinds, g.hr * hc, g.f, M, g.var_x, taps, cursor,
+                        nw=p.rx_ffe_span_ui if floating else n_rx)
+    q_var = 0.0
+    if quantised:  # 178A-28..31: white at the FFE input, its step from the signal and random noise
+        r_rj = mmse.noise_at(p.with_(a_dd_ui=0.0), pulses, kinds, g.hr * hc, g.f, M, g.var_x, taps, cursor, nw=1)
+        q_var = mmse.quant_step(p, h, float(r_rj[0])) ** 2 / 12
+        r_n = r_n.copy()
+        r_n[0] += q_var
+    if floating:
+        w, _, fom = mmse.floating_taps(h, k0, r_n, p, g.var_x)
+    else:
+        w, _, fom = mmse.solve_at(h, k0, r_n, p.rx_ffe_pre, n_rx, len(p.dfe_max), np.array(p.dfe_min),
+                                  np.array(p.dfe_max), p.rx_ffe_limit, g.var_x, p.r_lm, p.levels)
+    return fom, w, q_var
+
+
+def _mmse_notes(p: ComParams, M: int, n_settings: int, every: bool, n_cands: int, w, floating: bool,
+                quantised: bool, q_var: float) -> list:
+    """What the 178A search did, for :attr:`MarginResult.notes`."""
     lo, hi = p.ts_range_samples if p.ts_range_samples is not None else (-(M // 2), M // 2)
-    where = (f"every one of the {tx_grid.shape[0] * len(ctle_settings)} settings" if every else
-             f"the {len(cands)} best settings by the FOM without it (not 178A's every setting)")
+    where = (f"every one of the {n_settings} settings" if every else
+             f"the {n_cands} best settings by the FOM without it (not 178A's every setting)")
     notes = [f"Rx FFE and DFE by MMSE (178A) at {where}, "
              f"each at its best sampling time of {hi - lo + 1} ({lo} to {hi} samples from its pulse's peak"
              + (f"; every fourth first, the rest where within {p.ts_prune_db:g} dB of the best so far)"
                 if p.ts_search == "pruned" else ")")]
+    n_rx = p.rx_ffe_pre + 1 + p.rx_ffe_post
     if floating:
         used = [i for i in range(n_rx, w.size) if w[i] != 0.0]
         notes.append(f"floating Rx FFE taps (178A.1.8.1): {p.rx_ffe_float_groups} groups of {p.rx_ffe_float_taps} "
-                     f"within {p.rx_ffe_span_ui} taps, placed at the {len(cands)} best settings by the MMSE FOM "
+                     f"within {p.rx_ffe_span_ui} taps, placed at the {n_cands} best settings by the MMSE FOM "
                      f"with the fixed taps (178A: at every setting); in use at taps {used}")
     if quantised:
         notes.append(f"quantisation noise (178A-28..31, {p.adc_bits} bits, clipping {p.adc_clip_probability:g}) "
-                     f"at the {len(cands)} best settings: {np.sqrt(q_var) * 1e3:.3g} mV rms at the FFE input")
-    return fom_best, ci, ti, cursor, w, pulses, notes, q_var
+                     f"at the {n_cands} best settings: {np.sqrt(q_var) * 1e3:.3g} mV rms at the FFE input")
+    return notes
 
 
 def _com_at(p: ComParams, g: _Grid, chans, pulses, taps, cursor: int, w_rx, hc, q_var: float = 0.0) -> dict:
