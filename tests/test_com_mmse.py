@@ -190,3 +190,18 @@ def test_rx_noise_autocorrelation_is_the_cosine_sum(dj_pulses):
               for lag in range(20)]
     np.testing.assert_allclose(mmse.rx_noise_autocorr(p.eta0_v2_per_hz, h, g.f, g.M, 20), direct, rtol=1e-9,
                                atol=1e-12 * abs(direct[0]))
+
+
+def test_search_sizes_beyond_a_reference_receiver_are_refused():
+    from phy.errors import ConfigError
+
+    ch = media.stripline(0.1)
+    p = ComParams.ieee_802_3dj_kr()
+    for bad, match in ((dict(rx_ffe_span_ui=10_000), "rx_ffe_span_ui"), (dict(rx_ffe_post=500), "rx_ffe_post"),
+                       (dict(adc_bits=40), "adc_bits"), (dict(ts_range_samples=(5, -5)), "ts_range_samples"),
+                       (dict(ts_range_samples=(-1000, 0)), "ts_range_samples"), (dict(mmse_candidates=0), "mmse"),
+                       (dict(rx_ffe_search="all"), "rx_ffe_search")):
+        with pytest.raises(ConfigError, match=match):
+            channel_margin(ch, p.with_(**bad))
+    with pytest.raises(ConfigError, match="dfe_float_span_ui"):
+        channel_margin(ch, ComParams.ieee_802_3ck_kr().with_(dfe_float_span_ui=5))
