@@ -43,7 +43,7 @@ from channels import media
 from channels.grid import resample_response
 from channels.response import rx_butterworth, tx_rise_filter
 
-from ..._validate import integer, number
+from ..._validate import number
 from ...errors import ConfigError
 from ...serdes import Cdr, Ctle, Dfe, Receiver, RxFfe, Transmitter, TxFfe
 from ..pmf import pmf_quantile
@@ -197,15 +197,7 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
         raise ConfigError(f"channel_margin needs a channels.Channel, got {type(ch).__name__}")
     if not isinstance(p, ComParams):
         raise ConfigError(f"params must be a ComParams, got {type(p).__name__}")
-    if p.levels not in (2, 4):
-        raise ConfigError(f"levels must be 2 or 4, got {p.levels}")
-    if p.fom_xt_phase not in ("worst", "average"):
-        raise ConfigError(f"fom_xt_phase must be 'worst' or 'average', got {p.fom_xt_phase!r}")
-    if p.ts_search not in ("full", "pruned"):
-        raise ConfigError(f"ts_search must be 'full' or 'pruned', got {p.ts_search!r}")
-    if p.rx_ffe_search not in ("every", "rerank"):
-        raise ConfigError(f"rx_ffe_search must be 'every' or 'rerank', got {p.rx_ffe_search!r}")
-    _check_bounds(p)
+    p.check()
     try:
         cases = p.cases()
     except TypeError as e:
@@ -219,31 +211,6 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
     return replace(worst, package_case=name, case_com_db={n: r.com_db for n, r in results}, notes=notes,
                    settings_searched=sum(r.settings_searched for _, r in results),
                    seconds=time.perf_counter() - t_start, params=p.to_dict())
-
-
-def _check_bounds(p: ComParams) -> None:
-    """The sizes that set the search's cost, each within what a reference receiver has (a
-    clear error rather than a search that runs for hours)."""
-    integer(p.rx_ffe_pre, "rx_ffe_pre", lo=0, hi=32)
-    integer(p.rx_ffe_post, "rx_ffe_post", lo=0, hi=64)
-    integer(p.mmse_candidates, "mmse_candidates", lo=1, hi=1000)
-    integer(p.dfe_float_groups, "dfe_float_groups", lo=0, hi=8)
-    integer(p.rx_ffe_float_groups, "rx_ffe_float_groups", lo=0, hi=8)
-    integer(p.adc_bits, "adc_bits", lo=0, hi=16)
-    if p.dfe_float_groups:
-        integer(p.dfe_float_taps, "dfe_float_taps", lo=1, hi=16)
-        integer(p.dfe_float_span_ui, "dfe_float_span_ui", lo=len(p.dfe_max) + p.dfe_float_taps, hi=256)
-    if p.rx_ffe_float_groups:
-        n_fix = p.rx_ffe_pre + 1 + p.rx_ffe_post
-        integer(p.rx_ffe_float_taps, "rx_ffe_float_taps", lo=1, hi=16)
-        integer(p.rx_ffe_span_ui, "rx_ffe_span_ui", lo=n_fix + p.rx_ffe_float_taps, hi=256)
-    if p.adc_bits:
-        number(p.adc_clip_probability, "adc_clip_probability", positive=True, hi=0.1)
-    if p.ts_range_samples is not None:
-        lo, hi = (integer(x, "ts_range_samples", lo=-4 * p.samples_per_ui, hi=4 * p.samples_per_ui)
-                  for x in p.ts_range_samples)
-        if lo > hi:
-            raise ConfigError(f"ts_range_samples must be (first, last) with first <= last, got {p.ts_range_samples}")
 
 
 def _margin_one(ch: channels.Channel, p: ComParams, n_ui, samples_per_ui) -> MarginResult:

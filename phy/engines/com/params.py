@@ -12,6 +12,9 @@ import numpy as np
 import channels
 from channels import media
 
+from ..._validate import integer, number
+from ...errors import ConfigError
+
 __all__ = ["ComParams", "PackageCase", "PackageLine"]
 
 
@@ -305,6 +308,39 @@ class ComParams:
             gamma0_per_mm=ln.host_gamma0_per_mm, a1=ln.host_a1, a2=ln.host_a2, tau_ns_per_mm=ln.host_tau_ns_per_mm,
             frequency=f_hz, name=f"host_{end}")
         return channels.cascade(host, pkg) if end == "rx" else channels.cascade(pkg, host)
+
+    def check(self) -> None:
+        """:class:`phy.ConfigError` naming the field, for a choice that is not one, or for a
+        size that sets the search's cost beyond what a reference receiver has (a clear error
+        rather than a search that runs for hours)."""
+        if self.levels not in (2, 4):
+            raise ConfigError(f"levels must be 2 or 4, got {self.levels}")
+        for name, allowed in (("fom_xt_phase", ("worst", "average")), ("ts_search", ("full", "pruned")),
+                              ("rx_ffe_search", ("every", "rerank"))):
+            if getattr(self, name) not in allowed:
+                raise ConfigError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
+        integer(self.rx_ffe_pre, "rx_ffe_pre", lo=0, hi=32)
+        integer(self.rx_ffe_post, "rx_ffe_post", lo=0, hi=64)
+        integer(self.mmse_candidates, "mmse_candidates", lo=1, hi=1000)
+        integer(self.dfe_float_groups, "dfe_float_groups", lo=0, hi=8)
+        integer(self.rx_ffe_float_groups, "rx_ffe_float_groups", lo=0, hi=8)
+        integer(self.adc_bits, "adc_bits", lo=0, hi=16)
+        if self.dfe_float_groups:
+            integer(self.dfe_float_taps, "dfe_float_taps", lo=1, hi=16)
+            integer(self.dfe_float_span_ui, "dfe_float_span_ui", lo=len(self.dfe_max) + self.dfe_float_taps,
+                    hi=256)
+        if self.rx_ffe_float_groups:
+            n_fix = self.rx_ffe_pre + 1 + self.rx_ffe_post
+            integer(self.rx_ffe_float_taps, "rx_ffe_float_taps", lo=1, hi=16)
+            integer(self.rx_ffe_span_ui, "rx_ffe_span_ui", lo=n_fix + self.rx_ffe_float_taps, hi=256)
+        if self.adc_bits:
+            number(self.adc_clip_probability, "adc_clip_probability", positive=True, hi=0.1)
+        if self.ts_range_samples is not None:
+            lo, hi = (integer(x, "ts_range_samples", lo=-4 * self.samples_per_ui, hi=4 * self.samples_per_ui)
+                      for x in self.ts_range_samples)
+            if lo > hi:
+                raise ConfigError(f"ts_range_samples must be (first, last) with first <= last, "
+                                  f"got {self.ts_range_samples}")
 
     def with_(self, **changes) -> ComParams:
         return replace(self, **changes)
