@@ -12,7 +12,7 @@ from .channel import Channel
 from .errors import ChannelError
 from .media import cascade, connector, stripline, twinax, via
 
-__all__ = ["HOST_PCB_LENGTH_M", "cable_channel", "flyover", "host_pcb"]
+__all__ = ["HOST_PCB_LENGTH_M", "aec_segments", "cable_channel", "flyover", "host_pcb"]
 
 
 #: Host PCB length of a copper cable link's host at each end: ``z_bp = 125 mm`` of IEEE
@@ -47,6 +47,21 @@ def flyover(length_m: float = 0.2, awg: float = 30, *, breakout_length_m: float 
     return cascade(*parts).renamed(name)
 
 
+def _host(host: str | None, host_length_m: float | None, frequency) -> Channel | None:
+    """The host at a cable's end: ``"pcb"``, ``"flyover"`` or None (see :func:`cable_channel`)."""
+    if host not in ("pcb", "flyover", None):
+        raise ChannelError(f"host must be 'pcb', 'flyover' or None, got {host!r}")
+    if host == "pcb":
+        h = host_pcb(HOST_PCB_LENGTH_M if host_length_m is None else host_length_m, frequency=frequency)
+    elif host == "flyover":
+        h = flyover(0.2 if host_length_m is None else host_length_m, frequency=frequency)
+    else:
+        if host_length_m is not None:
+            raise ChannelError("host_length_m needs a host ('pcb' or 'flyover')")
+        h = None
+    return h
+
+
 def cable_channel(cable_length_m: float, awg: float = 26, *, host: str | None = "pcb",
                   host_length_m: float | None = None, paddle_card_length_m: float = 25e-3,
                   crosstalk: bool = False, frequency=None, name: str | None = None) -> Channel:
@@ -58,17 +73,8 @@ def cable_channel(cable_length_m: float, awg: float = 26, *, host: str | None = 
     (:func:`flyover`, ``host_length_m`` its cable's length, default 0.2 m) or None (the
     bare cable assembly between its connectors). Every impedance step reflects.
     ``crosstalk``: the cable's neighbours as aggressors (:func:`channels.crosstalk.cable_aggressors`)."""
-    if host not in ("pcb", "flyover", None):
-        raise ChannelError(f"host must be 'pcb', 'flyover' or None, got {host!r}")
     check.number(cable_length_m, "cable_length_m", positive=True)
-    if host == "pcb":
-        h = host_pcb(HOST_PCB_LENGTH_M if host_length_m is None else host_length_m, frequency=frequency)
-    elif host == "flyover":
-        h = flyover(0.2 if host_length_m is None else host_length_m, frequency=frequency)
-    else:
-        if host_length_m is not None:
-            raise ChannelError("host_length_m needs a host ('pcb' or 'flyover')")
-        h = None
+    h = _host(host, host_length_m, frequency)
     pl = check.number(paddle_card_length_m, "paddle_card_length_m", nonneg=True)
     plug = [connector(frequency=frequency)]
     if pl > 0:
@@ -83,3 +89,23 @@ def cable_channel(cable_length_m: float, awg: float = 26, *, host: str | None = 
     parts = [mid] if h is None else [h, mid, h.reversed()]
     label = name or f"{host + '_' if host else ''}twinax_{cable_length_m:g}m_{awg:g}awg"
     return cascade(*parts).renamed(label)
+
+
+def aec_segments(cable_length_m: float, awg: float = 26, *, host: str | None = "pcb",
+                 host_length_m: float | None = None, paddle_card_length_m: float = 25e-3, frequency=None,
+                 name: str | None = None) -> tuple[Channel, Channel, Channel]:
+    """An active electrical cable's three retimed segments, each ball to ball of its ends:
+    the host to the retimer on the near plug's paddle card (host as in :func:`cable_channel`,
+    the connector, ``paddle_card_length_m`` of paddle card trace), the cable between the two
+    retimers (the via the wires land on at each end and ``cable_length_m`` of ``awg``
+    twinax), and the far retimer to its host (the first reversed). The retimers' packages
+    belong to the SerDes at each segment's ends, as the hosts' do."""
+    check.number(cable_length_m, "cable_length_m", positive=True)
+    h = _host(host, host_length_m, frequency)
+    pl = check.number(paddle_card_length_m, "paddle_card_length_m", positive=True)
+    label = name or f"aec_{cable_length_m:g}m_{awg:g}awg"
+    near = [connector(frequency=frequency), stripline(pl, frequency=frequency, name="paddle_card")]
+    near = cascade(*([h] if h is not None else []), *near).renamed(f"{label}_host_to_retimer")
+    land = via(frequency=frequency, name="paddle_via")
+    cable = cascade(land, twinax(cable_length_m, awg, frequency=frequency), land).renamed(f"{label}_cable")
+    return near, cable, near.reversed().renamed(f"{label}_retimer_to_host")

@@ -131,8 +131,12 @@ def test_nvl72_in_dsp_pluggables_would_burn_about_19_4_kw(dsp):
     spec, r = dsp
     links = 72 * 18
     assert links * spec.lanes * 2 == 5184
-    assert links * r.power_w == pytest.approx(5184 * 200e9 * 18.75e-12, rel=1e-12)
-    assert links * r.power_w == pytest.approx(19.44e3, rel=1e-9)
+    modules_w = links * r.energy_breakdown_j_per_bit["optical_modules"] * r.rate_chain["payload_bps"] * 2
+    assert modules_w == pytest.approx(5184 * 200e9 * 18.75e-12, rel=1e-12)
+    assert modules_w == pytest.approx(19.44e3, rel=1e-9)
+    # the hosts' SerDes on top, per line bit: one transceiver per segment end pair
+    serdes_w = links * r.energy_breakdown_j_per_bit["serdes"] * r.rate_chain["payload_bps"] * 2
+    assert links * r.power_w == pytest.approx(modules_w + serdes_w, rel=1e-12)
 
 
 def test_energy_per_bit_of_the_optical_classes():
@@ -239,7 +243,12 @@ def test_cpo_with_a_quieter_laser_passes_sooner_and_cheaper_than_dsp_pluggables(
     oc = replace(oc, path=replace(oc.path, tx=replace(oc.path.tx, rin_db_per_hz=-145.0)))
     r = evaluate_link(LinkSpec(optics=oc, lanes=2))
     assert r.passes
-    assert r.energy_j_per_bit == pytest.approx(r_dsp.energy_j_per_bit * 5.5 / 15.0)
+    m, m_dsp = r.energy_breakdown_j_per_bit, r_dsp.energy_breakdown_j_per_bit
+    assert m["optical_modules"] == pytest.approx(m_dsp["optical_modules"] * 5.5 / 15.0)
+    # the CPO host SerDes drives the short package channel: XSR class, less than the
+    # pluggable host's chip-to-module channel needs
+    assert m["serdes"] < m_dsp["serdes"]
+    assert r.energy_j_per_bit < r_dsp.energy_j_per_bit
     # no module DSPs (2 x 50 ns) and a shorter electrical path
     assert r.latency_s < r_dsp.latency_s - 100e-9
 

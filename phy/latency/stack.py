@@ -200,6 +200,8 @@ def _quantiles(layers: dict, dists: list) -> dict:
     total = float(sum(sum(d.values()) for d in layers.values()))
     if not dists:
         return dict.fromkeys(QUANTILES, total)
+    if any(d[0] == "replay" and d[1] >= 1 for d in dists):  # a link whose every flit fails never delivers
+        return dict.fromkeys(QUANTILES, float("inf"))
     means = 0.0
     for d in dists:
         means += d[1].mean_s if d[0] == "queue" else d[2] * d[1] / (1 - d[1]) * d[3]

@@ -212,12 +212,16 @@ def _optical_eye(name: str, oc: OpticalClass, spec: LinkSpec) -> Segment:
 
 
 def segments(spec: LinkSpec) -> tuple[Segment, ...]:
-    """The equalised segments of ``spec``'s medium: one for copper and linear optics, three
-    for DSP-retimed optics (host to module, the optics, module to host)."""
+    """The equalised segments of ``spec``'s medium: one for copper and linear optics, one per
+    channel for retimed copper, three for DSP-retimed optics (host to module, the optics,
+    module to host)."""
     if not isinstance(spec, LinkSpec):
         raise ConfigError(f"segments needs a LinkSpec, got {type(spec).__name__}")
-    if spec.channel is not None:
-        return (_equalised_eye("channel", spec.channel, spec),)
+    chs = spec.electrical_segments
+    if len(chs) == 1:
+        return (_equalised_eye("channel", chs[0], spec),)
+    if chs:  # retimed copper: each segment its own eye
+        return tuple(_equalised_eye(f"segment_{i + 1}", c, spec) for i, c in enumerate(chs))
     oc = spec.optics
     if oc.kind == "dsp":
         host = _equalised_eye("host_to_module", oc.host, spec, packages=oc.packages)

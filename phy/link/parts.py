@@ -41,8 +41,11 @@ class PathElement:
 
     @classmethod
     def aec_retimer(cls, latency_s: float = 3e-9, energy_j_per_bit: float = 0.0) -> PathElement:
-        """A mixed-signal retimer in an active electrical cable: "a few ns"
-        (../shared/REFERENCES.md, secondary); give its energy if you know it."""
+        """A mixed-signal retimer in an active electrical cable: 3 ns, a 112G PAM4
+        mixed-signal retimer's (Point2 P1B121, vendor figure; "a few ns" against 15 to 20
+        times that for DSP retimers, ../shared/REFERENCES.md). Its SerDes energy is counted
+        from the segments it joins when the link is retimed copper (``LinkSpec(channel=
+        (...))``: :mod:`phy.link.power`); ``energy_j_per_bit`` is anything beyond that."""
         return cls("aec_retimer", latency_s, energy_j_per_bit)
 
     @classmethod
@@ -199,10 +202,13 @@ class Serdes:
         datapath of a vendor's PMA figures (Tx 82 to 564 UI, Rx 58.5 to 513.5 UI by
         datapath width; Microchip PolarFire transceiver documentation), the width a
         100 GBd-class SerDes needs to reach its core clock.
-    energy_j_per_bit : float
-        Transmitter plus receiver energy per bit (J). No public figure for a long-reach
-        112G/224G SerDes was found (a 112 Gb/s transmitter alone is about 1 pJ/bit,
-        IBM 14 nm): it is 0 unless you give it, and the report says so.
+    energy_j_per_bit : float, optional
+        Transmitter plus receiver energy per line bit (J), a transceiver's, spent once per
+        segment one way. None (default): by the reach class of each segment's loss at
+        Nyquist, XSR to LR at 112G and 224G per lane (:data:`phy.link.power.SERDES_ENERGY_J_PER_BIT`,
+        each figure's source in :data:`phy.link.power.SERDES_ENERGY_SOURCES`; the LR figure is
+        an estimate, no public LR transceiver figure having been found); the report's notes
+        name the class and the source.
     cdr : Cdr, optional
         Where a fixed equalisation samples. Default: the better (fewer errors) of the
         Mueller-Muller point with the first DFE tap (``"mm-dfe"``, where COM puts its
@@ -222,7 +228,7 @@ class Serdes:
     packages: bool = True
     tx_latency_ui: float = 564.0
     rx_latency_ui: float = 513.5
-    energy_j_per_bit: float = 0.0
+    energy_j_per_bit: float | None = None
     name: str = "serdes"
     cdr: Cdr | None = None
     rx_impairments: Impairments | None = None
@@ -248,7 +254,8 @@ class Serdes:
             raise ConfigError(f"Serdes.rx_impairments must be an Impairments, got {type(self.rx_impairments).__name__}")
         number(self.tx_latency_ui, "Serdes.tx_latency_ui", nonneg=True)
         number(self.rx_latency_ui, "Serdes.rx_latency_ui", nonneg=True)
-        number(self.energy_j_per_bit, "Serdes.energy_j_per_bit", nonneg=True)
+        if self.energy_j_per_bit is not None:
+            number(self.energy_j_per_bit, "Serdes.energy_j_per_bit", nonneg=True)
 
     @property
     def receiver_impairments(self) -> Impairments | None:

@@ -276,7 +276,7 @@ def _report(spec: LinkSpec, eyes: tuple[Segment, ...]) -> LinkReport:
     notes.append(f"verdict: {criterion}")
     passes = not reasons
     usable = payload * retry_eff if passes else 0.0
-    energy = energy_terms(spec, notes)
+    energy = energy_terms(spec, notes, eyes)
     _latency_defaults(spec, notes)
     e_bit = float(sum(energy.values()))
     for e in eyes:
@@ -333,7 +333,8 @@ def _own_channels(spec: LinkSpec, eyes) -> list:
     on): the link's channel, or an optical class's host channel; None for a linear optical
     path (electrical and optical in one) and the optical span."""
     if spec.channel is not None:
-        return [spec.channel] * len(eyes)
+        chs = spec.electrical_segments
+        return list(chs) if len(chs) == len(eyes) else [chs[0]] * len(eyes)
     if spec.optics.kind == "dsp":
         return [None if e.equalisation == "module DSP" else spec.optics.host for e in eyes]
     return [None] * len(eyes)

@@ -29,8 +29,12 @@ class LinkSpec:
 
     Parameters
     ----------
-    channel : channels.Channel, optional
-        The electrical medium (copper), ball to ball when ``serdes.packages``.
+    channel : channels.Channel or sequence of channels.Channel, optional
+        The electrical medium (copper), ball to ball when ``serdes.packages``. A sequence
+        is a retimed copper link (an active electrical cable): one segment per channel,
+        each equalised and its errors added, a retimer at every joint whose receiver and
+        transmitter are the link's SerDes class (give the retimers as ``path`` elements,
+        :meth:`PathElement.aec_retimer`, for their latency and energy).
     optics : OpticalClass, optional
         An optical medium instead.
     lanes : int
@@ -87,7 +91,13 @@ class LinkSpec:
     def __post_init__(self):
         if (self.channel is None) == (self.optics is None):
             raise ConfigError("LinkSpec needs exactly one medium: channel= (electrical) or optics= (optical)")
-        if self.channel is not None and not isinstance(self.channel, channels.Channel):
+        if isinstance(self.channel, (list, tuple)):
+            chs = tuple(self.channel)
+            if not chs or not all(isinstance(c, channels.Channel) for c in chs):
+                raise ConfigError("LinkSpec.channel as a sequence needs one or more channels.Channel (the retimed "
+                                  "segments), got " + (", ".join(type(c).__name__ for c in chs) if chs else "none"))
+            object.__setattr__(self, "channel", chs[0] if len(chs) == 1 else chs)
+        elif self.channel is not None and not isinstance(self.channel, channels.Channel):
             raise ConfigError(f"LinkSpec.channel must be a channels.Channel, got {type(self.channel).__name__}")
         if self.optics is not None and not isinstance(self.optics, OpticalClass):
             raise ConfigError(f"LinkSpec.optics must be an OpticalClass, got {type(self.optics).__name__}")
@@ -145,6 +155,14 @@ class LinkSpec:
         return COM_THRESHOLD_DB, f"margin >= {com}"
 
     @property
+    def electrical_segments(self) -> tuple:
+        """The copper channels equalised one by one: ``(channel,)``, the retimed segments
+        of a sequence, or ``()`` for an optical medium."""
+        if self.channel is None:
+            return ()
+        return self.channel if isinstance(self.channel, tuple) else (self.channel,)
+
+    @property
     def bits_per_symbol(self) -> int:
         return round(math.log2(modulation_order(self.modulation)))
 
@@ -157,7 +175,9 @@ class LinkSpec:
 
     def to_dict(self) -> dict:
         return {
-            "name": self.name, "medium": self.channel.name if self.channel is not None else self.optics.name,
+            "name": self.name,
+            "medium": (" + ".join(c.name for c in self.electrical_segments) if self.channel is not None
+                       else self.optics.name),
             "optics": None if self.optics is None else self.optics.to_dict(), "lanes": self.lanes,
             "lane_rate_bps": self.lane_rate_bps, "modulation": self.modulation, "serdes": self.serdes.to_dict(),
             "fec": None if self.fec is None else self.fec.name, "interleave": self.interleave,

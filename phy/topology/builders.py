@@ -11,7 +11,7 @@ import numpy as np
 from .._validate import integer, number
 from ..errors import ConfigError
 from .fabric import RACK_UNIT_M, SwitchTier, Topology
-from .parts import Accelerator, LinkClass, SwitchAsic
+from .parts import SWITCH_J_PER_BIT, Accelerator, LinkClass, SwitchAsic
 
 __all__ = ["hgx8", "nvl36x2", "nvl72", "scale_out", "single_tier", "two_tier"]
 
@@ -70,7 +70,8 @@ def nvl72(link_class: LinkClass | None = None, *, accelerator: Accelerator | Non
     src, dst, L, c, lv = _links((g, n + a, length, np.zeros(g.size), np.zeros(g.size)))
     return Topology(name, acc, n, (SwitchTier("nvswitch", sw, n_asic),), (lc,), src, dst, L, c, lv,
                     {"local": ((0, 0), (0,)), "remote": ((0, 0), (0,))},
-                    (f"{n} GPUs, {n_asic} switch ASICs, one link from every GPU to each of {links_per_gpu} ASICs",))
+                    (f"{n} GPUs, {n_asic} switch ASICs, one link from every GPU to each of {links_per_gpu} ASICs",),
+                    np.zeros(n + n_asic, dtype=np.int64))
 
 
 def hgx8(link_class: LinkClass | None = None, *, accelerator: Accelerator | None = None,
@@ -100,7 +101,7 @@ def hgx8(link_class: LinkClass | None = None, *, accelerator: Accelerator | None
     src, dst, Lm, c, lv = _links((g, n + s, np.full(g.size, L), np.zeros(g.size), np.zeros(g.size)))
     return Topology(name, acc, n, (SwitchTier("nvswitch", sw, k),), (lc,), src, dst, Lm, c, lv,
                     {"local": ((0, 0), (0,)), "remote": ((0, 0), (0,))},
-                    (f"8 GPUs, {k} switch chips, {lpg} links per GPU round robin",))
+                    (f"8 GPUs, {k} switch chips, {lpg} links per GPU round robin",), np.zeros(n + k, dtype=np.int64))
 
 
 def _row_x(n_racks: int, pitch: float) -> np.ndarray:
@@ -135,7 +136,8 @@ def nvl36x2(link_class: LinkClass | None = None, cross_class: LinkClass | None =
     src, dst, L, c, lv = _links(*blocks)
     return Topology("nvl36x2", one.accelerator, n, (SwitchTier("nvswitch", one.tiers[0].asic, 2 * na),), classes,
                     src, dst, L, c, lv, {"local": ((0, 0), (0,)), "remote": ((0, 1, 0), (0, 0))},
-                    ("two racks of 36 GPUs; each ASIC gives 36 ports to its twin in the other rack",))
+                    ("two racks of 36 GPUs; each ASIC gives 36 ports to its twin in the other rack",),
+                    np.concatenate([np.arange(n) // n1, np.arange(2 * na) // na]))
 
 
 def two_tier(n_racks: int = 8, link_class: LinkClass | None = None, uplink_class: LinkClass | None = None, *,
@@ -192,7 +194,9 @@ def two_tier(n_racks: int = 8, link_class: LinkClass | None = None, uplink_class
     return Topology(name or f"two_tier_{n}", acc, n, tiers, (lc, uc), src, dst, L, c, lv,
                     {"local": ((0, 0), (0,)), "remote": ((0, 1, 1, 0), (0, 1, 0))},
                     ((f"{nr} racks of {gpr}; {l1_per_rack} L1 ASICs per rack ({down} down, {up} up); "
-                     f"{n_l2} L2 ASICs in {spine_racks} spine rack(s)"),))
+                     f"{n_l2} L2 ASICs in {spine_racks} spine rack(s)"),),
+                    np.concatenate([np.arange(n) // gpr, np.arange(n_l1) // l1_per_rack,
+                                    nr + np.arange(n_l2) // 18 % spine_racks]))
 
 
 def single_tier(n_accelerators: int, link_class: LinkClass | None = None, *, accelerator: Accelerator | None = None,
@@ -201,11 +205,13 @@ def single_tier(n_accelerators: int, link_class: LinkClass | None = None, *, acc
     """A generic single-tier switched pod (UALink-style): every accelerator has one link to
     each of ``links_per_accel`` switches, so each switch needs a port per accelerator
     (UALink 1.0: up to 1,024 accelerators; REFERENCES.md). Accelerators fill racks of
-    ``accels_per_rack``; the switches sit in a rack in the middle of the row."""
+    ``accels_per_rack``; the switches sit in a rack in the middle of the row. The default
+    switch (1,024 ports of 800G) has no public power figure: Tomahawk 5's energy per bit
+    (:data:`phy.topology.parts.SWITCH_J_PER_BIT`) over its bandwidth, an estimate."""
     n = integer(n_accelerators, "n_accelerators", 2)
     k = integer(links_per_accel, "links_per_accel", 1)
     apr = integer(accels_per_rack, "accels_per_rack", 1)
-    sw = asic or SwitchAsic("ualink_switch", 1024, 800e9, 200e-9)
+    sw = asic or SwitchAsic("ualink_switch", 1024, 800e9, 200e-9, SWITCH_J_PER_BIT * 1024 * 800e9, 4)
     if n > sw.radix:
         raise ConfigError(f"more links than switch ports: {n} accelerators need {n} ports on each switch, "
                           f"the {sw.name} has {sw.radix}")
@@ -221,7 +227,8 @@ def single_tier(n_accelerators: int, link_class: LinkClass | None = None, *, acc
     src, dst, L, c, lv = _links((g, n + s, length, np.zeros(g.size), np.zeros(g.size)))
     return Topology(name or f"single_tier_{n}", acc, n, (SwitchTier("switch", sw, k),), (lc,), src, dst, L, c, lv,
                     {"local": ((0, 0), (0,)), "remote": ((0, 0), (0,))},
-                    (f"{n} accelerators in {racks} racks, {k} switches of {sw.radix} ports",))
+                    (f"{n} accelerators in {racks} racks, {k} switches of {sw.radix} ports",),
+                    np.concatenate([np.arange(n) // apr, np.full(k, racks)]))
 
 
 def scale_out(n_accelerators: int, link_class: LinkClass | None = None, *, accelerator: Accelerator | None = None,
@@ -229,11 +236,11 @@ def scale_out(n_accelerators: int, link_class: LinkClass | None = None, *, accel
               rack_pitch_m: float = 0.6, overhead_m: float = 4.0, name: str | None = None) -> Topology:
     """A scale-out network for comparison: one NIC per accelerator (800 Gb/s, a
     ConnectX-8-class port; REFERENCES.md) into a non-blocking fat tree of Ethernet
-    switches (default 64 ports of 800G): leaves at the top of each rack, two tiers while
+    switches (default :meth:`SwitchAsic.tomahawk5`, 64 ports of 800G): leaves at the top of each rack, two tiers while
     ``radix^2 / 2`` endpoints fit, else three."""
     n = integer(n_accelerators, "n_accelerators", 2)
     k = integer(nics_per_accel, "nics_per_accel", 1)
-    sw = asic or SwitchAsic("ethernet_switch", 64, 800e9, 250e-9)
+    sw = asic or SwitchAsic.tomahawk5()
     lc = link_class or LinkClass.optical("dsp", lanes=4)
     acc = accelerator or Accelerator.gb200()
     apr = integer(accels_per_rack, "accels_per_rack", 1)
@@ -281,6 +288,10 @@ def scale_out(n_accelerators: int, link_class: LinkClass | None = None, *, accel
         tiers += [SwitchTier("aggregation", sw, aggs), SwitchTier("core", sw, cores)]
         paths["remote"] = ((0, 1, 2, 2, 1, 0), (0, 1, 2, 1, 0))
     src, dst, L, c, lv = _links(*blocks)
+    # leaves in their racks; the tiers above in one network rack past the row
+    above = sum(t.count for t in tiers[1:])
+    rack_of = np.concatenate([np.arange(n) // apr, np.minimum((np.arange(leaves) * half // k) // apr, racks - 1),
+                              np.full(above, racks)])
     return Topology(name or f"scale_out_{n}", acc, n, tuple(tiers), (lc,), src, dst, L, c, lv, paths,
                     (f"{n} accelerators, {k} NIC(s) each, fat tree of {sw.radix}-port switches: "
-                     + ", ".join(f"{t.count} {t.name}" for t in tiers),))
+                     + ", ".join(f"{t.count} {t.name}" for t in tiers),), rack_of.astype(np.int64))

@@ -68,9 +68,15 @@ class Topology:
     level: np.ndarray
     paths: dict
     notes: tuple = ()
+    rack_of: np.ndarray | None = None
 
     def __post_init__(self):
         n = integer(self.n_accelerators, "n_accelerators", 1)
+        nodes = n + sum(t.count for t in self.tiers)
+        racks = np.zeros(nodes, dtype=np.int64) if self.rack_of is None else np.asarray(self.rack_of)
+        if racks.shape != (nodes,) or racks.dtype.kind not in "iu" or (racks.size and racks.min() < 0):
+            raise ConfigError(f"Topology.rack_of must give a rack index (>= 0) for each of the {nodes} nodes")
+        object.__setattr__(self, "rack_of", racks.astype(np.int64))
         if not isinstance(self.accelerator, Accelerator):
             raise ConfigError("Topology.accelerator must be an Accelerator")
         for c in self.classes:
@@ -99,6 +105,11 @@ class Topology:
     @property
     def n_nodes(self) -> int:
         return self.n_accelerators + sum(t.count for t in self.tiers)
+
+    @property
+    def n_racks(self) -> int:
+        """Racks holding at least one node, counted as ``max(rack_of) + 1``."""
+        return int(self.rack_of.max()) + 1 if self.rack_of.size else 1
 
     @property
     def n_links(self) -> int:

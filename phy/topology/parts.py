@@ -16,7 +16,11 @@ from .._validate import integer, number
 from ..errors import ConfigError
 from ..latency import Endpoint, Software
 
-__all__ = ["DRAM_ACCESS_S", "SRAM_ACCESS_S", "Accelerator", "LinkClass", "MemoryTier", "SwitchAsic"]
+__all__ = ["DRAM_ACCESS_S", "KINDS", "SRAM_ACCESS_S", "SWITCH_J_PER_BIT", "Accelerator", "LinkClass", "MemoryTier", "SwitchAsic"]
+
+#: What a link class's cable is made of: passive copper, an active electrical cable (a
+#: retimer in each plug), linear pluggable, co-packaged and DSP pluggable optics.
+KINDS = ("passive_copper", "aec", "lpo", "cpo", "dsp_optics")
 
 #: A GPU's DRAM access as a load sees it: 810 SM cycles on B300 (HBM3e) with its clocks
 #: locked at 2.032 GHz (860 cycles on B200, 700 on H100 SXM unlocked; pointer chase,
@@ -112,6 +116,9 @@ class Accelerator:
         Its link controller and transaction layer (default :meth:`Endpoint.nvlink`).
     software : phy.latency.Software
         Its collective library (default :class:`phy.latency.Software`).
+    power_w : float
+        Its power at full load with its share of the host (CPU, memory) in its tray (W),
+        its own SerDes included: what a rack's power budget must feed per accelerator.
     """
 
     name: str
@@ -119,6 +126,7 @@ class Accelerator:
     memory: MemoryTier
     endpoint: Endpoint = field(default_factory=Endpoint.nvlink)
     software: Software = field(default_factory=Software)
+    power_w: float = 0.0
 
     def __post_init__(self):
         if not self.flops:
@@ -131,20 +139,24 @@ class Accelerator:
             raise ConfigError(f"Accelerator.endpoint must be a phy.latency.Endpoint, got {type(self.endpoint).__name__}")
         if not isinstance(self.software, Software):
             raise ConfigError(f"Accelerator.software must be a phy.latency.Software, got {type(self.software).__name__}")
+        number(self.power_w, f"Accelerator {self.name!r} power_w", nonneg=True)
 
     @classmethod
     def gb200(cls) -> Accelerator:
         """A GB200 GPU: dense 10 PF FP4, 5 PF FP8, 2.5 PF BF16; HBM3e about 8 TB/s
-        (REFERENCES.md)."""
-        return cls("gb200", {"fp4": 10e15, "fp8": 5e15, "bf16": 2.5e15}, MemoryTier.hbm3e())
+        (REFERENCES.md); 1,410 W: the GPU's 1,200 W maximum and half its superchip's Grace
+        (420 W maximum; NVIDIA data-center power software device specifications)."""
+        return cls("gb200", {"fp4": 10e15, "fp8": 5e15, "bf16": 2.5e15}, MemoryTier.hbm3e(), power_w=1200.0 + 420.0 / 2)
 
     @classmethod
     def h200(cls) -> Accelerator:
         """An H200 GPU: dense 1.98 PF FP8 and 0.99 PF BF16, 141 GB of HBM3e at 4.8 TB/s
-        (REFERENCES.md); in-switch reduction at NCCL's Hopper efficiency, 0.85."""
+        (REFERENCES.md); in-switch reduction at NCCL's Hopper efficiency, 0.85; 1,000 W,
+        an HGX B200-class GPU's (MLPerf system file "TGP 1000W"; the H200's own maximum is
+        lower, so the budget is conservative)."""
         return cls("h200", {"fp8": 1.979e15, "bf16": 0.989e15},
                    MemoryTier("hbm3e", 4.8e12, 141e9, DRAM_ACCESS_S), Endpoint.nvlink(),
-                   Software().with_(switch_efficiency=0.85))
+                   Software().with_(switch_efficiency=0.85), 1000.0)
 
     def flops_at(self, precision: str) -> float:
         if precision not in self.flops:
@@ -156,42 +168,90 @@ class Accelerator:
 
     def to_dict(self) -> dict:
         return {"name": self.name, "flops": dict(self.flops), "memory": self.memory.to_dict(),
-                "endpoint": self.endpoint.to_dict(), "software": self.software.to_dict()}
+                "endpoint": self.endpoint.to_dict(), "software": self.software.to_dict(), "power_w": self.power_w}
+
+
+#: Tomahawk 5's energy per bit with its SerDes: 8.8 pJ/b, 450 W typical over 51.2 Tb/s
+#: (secondary: a teardown-style article; an analyst puts it at about 500 W; Broadcom quotes
+#: no chip power). The scale for a switch ASIC without a figure of its own.
+SWITCH_J_PER_BIT = 8.8e-12
 
 
 @dataclass(frozen=True)
 class SwitchAsic:
     """A switch ASIC: ``radix`` ports of ``port_rate_bps`` (bit/s per direction), port to
-    port latency and power."""
+    port latency and power.
+
+    ``power_w`` is the ASIC's power with its SerDes, all ports in use, the figure vendors
+    quote; its SerDes are ``lanes_per_port`` lanes per port of the ``serdes_reach`` class
+    at the lane rate (:data:`phy.link.power.SERDES_ENERGY_J_PER_BIT`), so the switch core
+    is :attr:`core_power_w` and the roll-up counts the SerDes at each port from the link
+    that uses it (a port driving a short channel spends less than its LR rating).
+    """
 
     name: str
     radix: int
     port_rate_bps: float
     latency_s: float = 200e-9
     power_w: float = 0.0
+    lanes_per_port: int = 2
+    lane_rate_bps: float = 212.5e9
+    serdes_reach: str = "lr"
 
     def __post_init__(self):
+        from ..link.power import REACH_CLASSES
+
         integer(self.radix, f"SwitchAsic {self.name!r} radix", 2)
         number(self.port_rate_bps, f"SwitchAsic {self.name!r} port_rate_bps", positive=True)
         number(self.latency_s, f"SwitchAsic {self.name!r} latency_s", nonneg=True)
         number(self.power_w, f"SwitchAsic {self.name!r} power_w", nonneg=True)
+        integer(self.lanes_per_port, f"SwitchAsic {self.name!r} lanes_per_port", 1, 64)
+        number(self.lane_rate_bps, f"SwitchAsic {self.name!r} lane_rate_bps", positive=True)
+        if self.serdes_reach not in REACH_CLASSES:
+            raise ConfigError(f"SwitchAsic {self.name!r} serdes_reach must be one of {', '.join(REACH_CLASSES)}, "
+                              f"got {self.serdes_reach!r}")
+
+    @property
+    def serdes_power_w(self) -> float:
+        """Its SerDes at their rated class, every lane in use, both directions counted once
+        (a transceiver's energy covers its Tx and its Rx)."""
+        from ..link.power import SERDES_ENERGY_J_PER_BIT, _gen
+
+        e = SERDES_ENERGY_J_PER_BIT[self.serdes_reach][_gen(self.lane_rate_bps)]
+        return self.radix * self.lanes_per_port * self.lane_rate_bps * e
+
+    @property
+    def core_power_w(self) -> float:
+        """The ASIC without its SerDes: ``power_w - serdes_power_w`` (never below 0)."""
+        return max(0.0, self.power_w - self.serdes_power_w)
 
     @classmethod
     def nvlink5(cls) -> SwitchAsic:
-        """An NVLink switch ASIC: 72 ports of 800G (REFERENCES.md); port-to-port latency
-        200 ns, the UALink Consortium's target for a 50T switch ("a 25T switch is <= 150 ns,
-        50T < 200ns, and a 100T switch < 250ns"; NVIDIA does not publish its own)."""
-        return cls("nvlink5_switch", 72, 800e9, 200e-9)
+        """An NVLink switch ASIC: 72 ports of 800G (REFERENCES.md), each 2 lanes of
+        212.5 Gb/s; port-to-port latency 200 ns, the UALink Consortium's target for a 50T
+        switch ("a 25T switch is <= 150 ns, 50T < 200ns, and a 100T switch < 250ns"; NVIDIA
+        does not publish its own). Power 200 W: an NVL72's 9 switch trays draw 3.6 kW
+        (secondary, a Supermicro figure; NVIDIA quotes none), 400 W per tray of 2 ASICs,
+        the tray's other parts counted in (so an upper bound for the chip)."""
+        return cls("nvlink5_switch", 72, 800e9, 200e-9, 200.0, 2, 212.5e9, "lr")
 
     @classmethod
     def nvlink4(cls) -> SwitchAsic:
         """A third-generation NVSwitch (HGX H100/H200): 64 NVLink4 ports of 2 x 100G
         lanes (REFERENCES.md); port to port 150 ns, the UALink target for a 25T switch
-        (the class of its 64 x 400G)."""
-        return cls("nvlink4_switch", 64, 400e9, 150e-9)
+        (the class of its 64 x 400G). Power: no public figure; Tomahawk 5's energy per
+        bit (:data:`SWITCH_J_PER_BIT`) over its 64 x 2 x 106.25 Gb/s, 120 W (an estimate)."""
+        return cls("nvlink4_switch", 64, 400e9, 150e-9, SWITCH_J_PER_BIT * 64 * 2 * 106.25e9, 2, 106.25e9, "lr")
+
+    @classmethod
+    def tomahawk5(cls) -> SwitchAsic:
+        """A 51.2T Ethernet switch (Tomahawk 5 class): 64 ports of 800G, each 8 lanes of
+        106.25 Gb/s; 450 W typical (:data:`SWITCH_J_PER_BIT`, secondary); about 250 ns port
+        to port, a scale-up Ethernet switch's (REFERENCES.md)."""
+        return cls("ethernet_switch", 64, 800e9, 250e-9, 450.0, 8, 106.25e9, "lr")
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "serdes_power_w": self.serdes_power_w, "core_power_w": self.core_power_w}
 
 
 @dataclass
@@ -206,6 +266,13 @@ class LinkClass:
 
     A topology's cables are many but their lengths few, so a rack needs a handful of
     evaluations; the roll-up itself is array arithmetic.
+
+    ``kind`` says what the cable is made of, for its mass and its parts' failure rates
+    (:data:`KINDS`: passive copper, an active electrical cable with a retimer in each plug,
+    linear pluggable, co-packaged or DSP pluggable optics); default ``"passive_copper"``
+    for a copper medium, ``"dsp_optics"`` for an optical one. ``awg`` is a copper cable's
+    conductor gauge (its mass); ``lanes_per_module`` an optical module's lanes (one module
+    at each end serves that many lanes).
     """
 
     name: str
@@ -214,6 +281,9 @@ class LinkClass:
     medium: str = "copper"
     fixed: _link.LinkReport | None = None
     delay_s_per_m: float | None = None
+    kind: str = ""
+    awg: float | None = None
+    lanes_per_module: int = 4
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self):
@@ -228,6 +298,15 @@ class LinkClass:
         number(self.resolution_m, f"LinkClass {self.name!r} resolution_m", positive=True)
         if self.medium not in ("copper", "optical"):
             raise ConfigError(f"LinkClass {self.name!r} medium must be 'copper' or 'optical', got {self.medium!r}")
+        if not self.kind:
+            self.kind = "passive_copper" if self.medium == "copper" else "dsp_optics"
+        if self.kind not in KINDS:
+            raise ConfigError(f"LinkClass {self.name!r} kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
+        if (self.kind in ("passive_copper", "aec")) != (self.medium == "copper"):
+            raise ConfigError(f"LinkClass {self.name!r}: kind {self.kind!r} does not go with medium {self.medium!r}")
+        if self.awg is not None:
+            number(self.awg, f"LinkClass {self.name!r} awg", lo=18, hi=40)
+        integer(self.lanes_per_module, f"LinkClass {self.name!r} lanes_per_module", 1, 64)
 
     def bucket(self, length_m: float) -> float:
         """The length a cable of ``length_m`` is evaluated at (rounded up)."""
@@ -275,7 +354,34 @@ class LinkClass:
             return _link.LinkSpec(channel=ch, lanes=lanes, lane_rate_bps=lane_rate_bps, serdes=sd, fec=fec,
                                   retry=retry, name=f"copper {length_m:g} m")
 
-        return cls(f"copper_{awg:g}awg{'' if host == 'pcb' else '_' + (host or 'bare')}", spec, resolution_m, "copper")
+        return cls(f"copper_{awg:g}awg{'' if host == 'pcb' else '_' + (host or 'bare')}", spec, resolution_m, "copper",
+                   kind="passive_copper", awg=awg)
+
+    @classmethod
+    def aec(cls, lanes: int = 2, lane_rate_bps: float = 212.5e9, awg: float = 26, fec="KP4",
+            serdes: _link.Serdes | None = None, resolution_m: float = 0.5, retry: _link.Retry | None = None,
+            host: str | None = "pcb", host_length_m: float | None = None,
+            retimer: _link.PathElement | None = None) -> LinkClass:
+        """An active electrical cable: a retimer on each plug's paddle card, so three retimed
+        segments (host to retimer, the cable, retimer to host; :func:`channels.assembly.aec_segments`),
+        each equalised by the SerDes class of the link (``serdes``), their errors added
+        (no FEC termination in the retimers, as 802.3's PMA-level retimers); ``retimer``
+        (default :meth:`phy.PathElement.aec_retimer`) is counted twice for latency and
+        energy. The cable's neighbours' crosstalk is not modelled here."""
+        from channels import assembly
+
+        sd = serdes or _link.Serdes()
+        rt = retimer or _link.PathElement.aec_retimer()
+        if not isinstance(rt, _link.PathElement):
+            raise ConfigError(f"LinkClass.aec retimer must be a PathElement, got {type(rt).__name__}")
+
+        def spec(length_m: float) -> _link.LinkSpec:
+            segs = assembly.aec_segments(length_m, awg, host=host, host_length_m=host_length_m)
+            return _link.LinkSpec(channel=segs, lanes=lanes, lane_rate_bps=lane_rate_bps, serdes=sd, fec=fec,
+                                  retry=retry, path=(rt, rt), name=f"aec {length_m:g} m")
+
+        return cls(f"aec_{awg:g}awg{'' if host == 'pcb' else '_' + (host or 'bare')}", spec, resolution_m, "copper",
+                   kind="aec", awg=awg)
 
     @classmethod
     def optical(cls, kind: str = "dsp", lanes: int = 4, lane_rate_bps: float = 212.5e9, fec="KP4",
@@ -292,14 +398,17 @@ class LinkClass:
             return _link.LinkSpec(optics=makers[kind](length_m=length_m, baud_hz=baud), lanes=lanes,
                                   lane_rate_bps=lane_rate_bps, fec=fec, name=f"{kind} {length_m:g} m")
 
-        return cls(f"optical_{kind}", spec, resolution_m, "optical")
+        lpm = max(1, round(800e9 / lane_rate_bps * 1.0625))  # an 800G module's lanes at this rate
+        return cls(f"optical_{kind}", spec, resolution_m, "optical", kind={"dsp": "dsp_optics"}.get(kind, kind),
+                   lanes_per_module=lpm)
 
     @classmethod
-    def from_report(cls, name: str, report: _link.LinkReport, delay_s_per_m: float, medium: str = "copper"
-                    ) -> LinkClass:
+    def from_report(cls, name: str, report: _link.LinkReport, delay_s_per_m: float, medium: str = "copper",
+                    kind: str = "", awg: float | None = None) -> LinkClass:
         """A class with ``report``'s figures at every length (see the class docstring)."""
-        return cls(name, None, 1.0, medium, report, delay_s_per_m)
+        return cls(name, None, 1.0, medium, report, delay_s_per_m, kind=kind, awg=awg)
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "medium": self.medium, "resolution_m": self.resolution_m,
+        return {"name": self.name, "medium": self.medium, "kind": self.kind, "awg": self.awg,
+                "lanes_per_module": self.lanes_per_module, "resolution_m": self.resolution_m,
                 "fixed": self.fixed is not None, "evaluated_lengths_m": sorted(self._cache)}

@@ -21,6 +21,7 @@ from ..latency import (
 )
 from .fabric import Topology
 from .parts import Accelerator, LinkClass
+from .power import FabricPower, fabric_power
 
 __all__ = ["UTILISATIONS", "TopologyReport", "collective_time_s", "rollup"]
 
@@ -64,6 +65,10 @@ class TopologyReport:
         Collectives on the ``remote`` route (:meth:`collective`).
     failing : list
         Link classes and lengths that miss their BER target, with the reason.
+    power : FabricPower
+        Every watt of the fabric (:mod:`phy.topology.power`): SerDes at both ends, retimers,
+        modules, switch cores; per accelerator, per rack, each rack with its accelerators.
+        ``link_power_w`` is the links' part (the switch cores excluded).
     """
 
     name: str
@@ -89,6 +94,7 @@ class TopologyReport:
     failing: list
     link_reports: dict
     notes: list = field(default_factory=list)
+    power: FabricPower | None = None
 
     @property
     def alpha_s(self) -> float:
@@ -143,6 +149,7 @@ class TopologyReport:
         d["loaded_s"] = {k: {str(u): q for u, q in v.items()} for k, v in self.loaded_s.items()}
         d["collectives"] = self.collectives.to_dict()
         d["alpha_s"] = self.alpha_s
+        d["power"] = None if self.power is None else self.power.to_dict()
         return _plain(d)
 
 
@@ -187,6 +194,8 @@ def rollup(topo: Topology, *, utilisations=UTILISATIONS) -> TopologyReport:
         notes.append("links that miss their target carry no bandwidth in these figures")
     notes.append(f"endpoint {acc.endpoint.name!r} and software {acc.software.name!r} of the {acc.name}: "
                  "phy.latency.Endpoint and Software give their sources (the software's two constants are fitted)")
+    power = fabric_power(topo, ev)
+    notes.extend(power.notes)
     path = "remote" if "remote" in ow else next(iter(ow))
     col = Collectives(ow[path], float(per_acc.min()) if per_acc.min() > 0 else float(per_acc.max() or 1.0),
                       acc.endpoint, acc.software, rt[path], name=topo.name)
@@ -197,7 +206,7 @@ def rollup(topo: Topology, *, utilisations=UTILISATIONS) -> TopologyReport:
         links=topo.n_links, cables=int(cables.sum()), cable_length_m=float((cables * topo.length_m).sum()),
         cables_by_class=_cables_by_class(topo, cables), link_power_w=float(ev.power.sum()), phy_floor_s=floor,
         phy_floor_breakdown_s=brk, worst_phy_floor_s=worst, one_way=ow, round_trip=rt, loaded_s=loaded,
-        collectives=col, failing=ev.failing, link_reports=ev.reports, notes=notes,
+        collectives=col, failing=ev.failing, link_reports=ev.reports, notes=notes, power=power,
     )
 
 
