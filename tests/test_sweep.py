@@ -220,6 +220,36 @@ def test_link_and_rack_commands(tmp_path, capsys):
     assert "line 2: [rack] builder must be one of" in capsys.readouterr().err
 
 
+def test_rack_command_runs_the_domain_trade(tmp_path, capsys):
+    # racks of 8 GPUs with 2 links each: one rack closes on copper; two need a second tier
+    # whose cross-rack cables copper does not reach, and the file allows copper only
+    r = tmp_path / "d.toml"
+    r.write_text(textwrap.dedent("""\
+        [link]
+        equalization = "preset"
+        [domain]
+        search = "sizes"
+        sizes = [8, 16]
+        classes = ["passive_copper", "aec"]
+        accelerators_per_rack = 8
+        links_per_accelerator = 2
+        """))
+    assert cli.main(["rack", str(r), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)["domain"]
+    assert d["largest_closing"] == 8
+    rows = {x["n_accelerators"]: x for x in d["table"]}
+    assert rows[8]["closes"] and rows[8]["binding"] == "switch_radix"
+    assert not rows[16]["closes"] and rows[16]["binding"] == "reach"
+    assert rows[16]["step_fabric_kw"] == pytest.approx(rows[16]["fabric_kw"] - rows[8]["fabric_kw"])
+    for bad, msg in (('sizes = []', "sizes must be a non-empty list"),
+                     ('classes = ["copper"]', "classes must be a non-empty list, each one of passive_copper"),
+                     ('search = "all"', "search must be one of none, sizes, largest")):
+        b = tmp_path / "b.toml"
+        b.write_text(f"[domain]\n{bad}\n")
+        assert cli.main(["rack", str(b)]) == 2
+        assert msg in capsys.readouterr().err
+
+
 # ----------------------------------------------------------------------------- runs that survive users
 # Points that misbehave for real inside the worker processes. The hook is a
 # ``sitecustomize`` on the workers' PYTHONPATH (nothing in phy reads it): it wraps

@@ -130,6 +130,10 @@ class LinkReport:
         Per payload bit, one way; ``energy_breakdown_j_per_bit`` its terms.
     power_w : float
         Both directions, all lanes.
+    frame_bytes : int
+        The framing's frame (or flit) size the frame loss ratio is for.
+    fibre_connectors : int or None
+        Connectors on an optical medium's fibre path (None for copper).
     """
 
     name: str
@@ -166,6 +170,8 @@ class LinkReport:
     link_layer: dict | None = None
     required_margin_db: float = 0.0
     margin_criterion: str = ""
+    frame_bytes: int = 64
+    fibre_connectors: int | None = None
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -296,7 +302,16 @@ def _report(spec: LinkSpec, eyes: tuple[Segment, ...]) -> LinkReport:
         energy_j_per_bit=e_bit, energy_breakdown_j_per_bit=energy, power_w=e_bit * payload * 2,  # both directions
         notes=notes, latency_layers_s=latency_layers(spec, lat), latency_quantiles_s=quant,
         link_layer=None if ll is None else asdict(ll), required_margin_db=float(need), margin_criterion=criterion,
+        frame_bytes=int(spec.framing.frame_bytes), fibre_connectors=_fibre_connectors(spec),
     )
+
+
+def _fibre_connectors(spec: LinkSpec) -> int | None:
+    if spec.optics is None:
+        return None
+    from channels.optical import OpticalConnector
+
+    return sum(isinstance(e, OpticalConnector) for e in spec.optics.path.elements)
 
 
 def _latency_defaults(spec: LinkSpec, notes: list) -> None:

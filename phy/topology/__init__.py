@@ -9,8 +9,9 @@ fabric, and exports to system models.
 >>> r.collective("all_reduce", 8).time_s    # every layer, fastest algorithm and protocol
 
 See :mod:`phy.topology.parts`, :mod:`phy.topology.fabric`, :mod:`phy.topology.builders`,
-:mod:`phy.topology.rollup`, :mod:`phy.topology.model`, :mod:`phy.topology.decode` and
-:mod:`phy.topology.export`.
+:mod:`phy.topology.rollup`, :mod:`phy.topology.power` (every watt), :mod:`phy.topology.domain`
+(the domain-size trade: each cable's class, the binding constraint, the largest domain),
+:mod:`phy.topology.model`, :mod:`phy.topology.decode` and :mod:`phy.topology.export`.
 """
 
 from . import export
@@ -33,6 +34,14 @@ from .decode import (
     mfu_crossing,
     over_fabric,
 )
+from .domain import (
+    DomainPlan,
+    Layout,
+    default_candidates,
+    domain_steps,
+    largest_domain,
+    plan_domain,
+)
 from .fabric import RACK_UNIT_M, SwitchTier, Topology
 from .parts import (
     DRAM_ACCESS_S,
@@ -42,6 +51,13 @@ from .parts import (
     MemoryTier,
     SwitchAsic,
 )
+from .power import FabricPower
+from .reliability import (
+    FitRates,
+    ReliabilityReport,
+    component_counts,
+    fabric_reliability,
+)
 from .rollup import UTILISATIONS, TopologyReport, collective_time_s, rollup
 
 __all__ = [
@@ -50,8 +66,13 @@ __all__ = [
     "RACK_UNIT_M",
     "Accelerator",
     "DecodeResult",
+    "DomainPlan",
+    "FabricPower",
+    "FitRates",
+    "Layout",
     "LinkClass",
     "MemoryTier",
+    "ReliabilityReport",
     "Model",
     "SwitchAsic",
     "SwitchTier",
@@ -59,8 +80,14 @@ __all__ = [
     "TopologyReport",
     "UTILISATIONS",
     "collective_time_s",
+    "component_counts",
+    "fabric_reliability",
     "balance_bandwidth",
     "decode",
+    "default_candidates",
+    "domain_steps",
+    "largest_domain",
+    "plan_domain",
     "latency_value",
     "mfu_crossing",
     "export",

@@ -211,6 +211,9 @@ class DomainPlan:
     report : TopologyReport
     report_topology : Topology
         The domain with each cable's chosen class.
+    reliability : ReliabilityReport
+        Its parts' failure rates, link-down events per day, uncorrectable frames and
+        replays (:func:`phy.topology.reliability.fabric_reliability`, default rates).
     """
 
     n_accelerators: int
@@ -230,6 +233,7 @@ class DomainPlan:
     report: TopologyReport
     notes: list
     report_topology: Topology | None = None
+    reliability: object = None
 
     def row(self) -> dict:
         """The plan's line in :func:`domain_steps`' table."""
@@ -242,13 +246,17 @@ class DomainPlan:
                 "fabric_kw": self.power.total_w / 1e3, "fabric_w_per_accelerator": self.power.per_accelerator_w,
                 "max_rack_kw": self.power.max_rack_w / 1e3, "cables": self.cables,
                 "copper_kg": self.copper_kg, "one_way_local_ns": self.latency_s["local"]["one_way"] * 1e9,
-                "one_way_remote_ns": self.latency_s["remote"]["one_way"] * 1e9}
+                "one_way_remote_ns": self.latency_s["remote"]["one_way"] * 1e9,
+                "link_down_per_day": self.reliability.link_down_events_per_day,
+                "uncorrectable_frames_per_day": self.reliability.uncorrectable_frames_per_day}
 
     def to_dict(self) -> dict:
         from ..link.report import _plain
 
-        d = {k: getattr(self, k) for k in self.__dataclass_fields__ if k not in ("report", "power", "report_topology")}
+        d = {k: getattr(self, k) for k in self.__dataclass_fields__
+             if k not in ("report", "power", "report_topology", "reliability")}
         d["power"] = self.power.to_dict()
+        d["reliability"] = self.reliability.to_dict()
         return _plain(d)
 
 
@@ -343,11 +351,14 @@ def _assess(n: int, topo: Topology, tiers: int, rep: TopologyReport, lay: Layout
     over = [k for k in CONSTRAINTS if util[k] > 1 or (k == "reach" and unclosed)]
     binding = max(over, key=lambda k: util[k]) if over else max(CONSTRAINTS, key=lambda k: util[k])
     lat = {p: {"one_way": rep.one_way[p].total_s, "phy_floor": rep.phy_floor_s[p]} for p in rep.one_way}
+    from .reliability import fabric_reliability
+
+    rel = fabric_reliability(topo, rep)
     notes = [f"each cable's class: the least {'power per link' if objective == 'power' else 'one-way latency'} "
-             "among the candidates that close at its length", *rep.power.notes]
+             "among the candidates that close at its length", *rep.power.notes, *rel.notes]
     return DomainPlan(n, topo.name, tiers, not over, binding, util, [words[k] for k in over], choices,
                       int(pairs.sum()), int(cables_rack.max()), float(kg.sum()), float(kg_rack.max()), rep.power,
-                      lat, rep, notes, topo)
+                      lat, rep, notes, topo, rel)
 
 
 def largest_domain(layout: Layout | None = None, candidates: tuple | None = None, *, sizes=None,
