@@ -41,7 +41,7 @@ SERDES_ENERGY_J_PER_BIT = {
     "xsr": (1.1e-12, 1.1e-12),
     "vsr": (2.29e-12, 2.69e-12),
     "mr": (2.29e-12, 2.69e-12),
-    "lr": (3.5e-12, 4.1e-12),
+    "lr": (4.1e-12, 3.0e-12),
 }
 #: Where each figure of :data:`SERDES_ENERGY_J_PER_BIT` comes from (the report's notes
 #: quote it).
@@ -50,9 +50,8 @@ SERDES_ENERGY_SOURCES = {
     "vsr": ("112G: the 2.29 pJ/b MR transceiver (Ye et al., ISSCC 2022) as a bound for VSR's lower loss; 224G: "
             "2.69 pJ/b, a 212G DSP transceiver for optical modules in 5 nm (Marvell, ISSCC 2024, 7.1)"),
     "mr": "112G: 2.29 pJ/b at 20.8 dB (Ye et al., ISSCC 2022); 224G: 2.69 pJ/b (Marvell, ISSCC 2024, 7.1)",
-    "lr": ("an estimate (no public LR transceiver figure was found): 112G 3.5 pJ/b, 40 % (the top of the 30 to 40 % "
-           "SerDes share quoted, secondary) of Tomahawk 5's 8.8 pJ/b (450 W typical, secondary), whose SerDes are "
-           "LR; 224G 4.1 pJ/b, the 224G MR figure times the 112G LR/MR ratio"),
+    "lr": ("112G: 460 mW for a 112 Gb/s DSP-based transceiver in 7 nm, 4.1 pJ/b (Ali et al., Broadcom, ISSCC 2020); "
+           "224G: 3 pJ/b at 40 dB insertion loss in 3 nm (Pfaff et al., ISSCC 2024, 7.3)"),
 }
 
 

@@ -232,7 +232,8 @@ class SwitchAsic:
         switch ("a 25T switch is <= 150 ns, 50T < 200ns, and a 100T switch < 250ns"; NVIDIA
         does not publish its own). Power 200 W: an NVL72's 9 switch trays draw 3.6 kW
         (secondary, a Supermicro figure; NVIDIA quotes none), 400 W per tray of 2 ASICs,
-        the tray's other parts counted in (so an upper bound for the chip)."""
+        the tray's other parts counted in (so an upper bound for the chip; NVIDIA's first
+        NVSwitch drew about 100 W, secondary)."""
         return cls("nvlink5_switch", 72, 800e9, 200e-9, 200.0, 2, 212.5e9, "lr")
 
     @classmethod
@@ -366,8 +367,12 @@ class LinkClass:
         segments (host to retimer, the cable, retimer to host; :func:`channels.assembly.aec_segments`),
         each equalised by the SerDes class of the link (``serdes``), their errors added
         (no FEC termination in the retimers, as 802.3's PMA-level retimers); ``retimer``
-        (default :meth:`phy.PathElement.aec_retimer`) is counted twice for latency and
-        energy. The cable's neighbours' crosstalk is not modelled here."""
+        (default :meth:`phy.PathElement.aec_retimer`, 3 ns) is counted twice for latency.
+        The retimers' energy is their SerDes's at the reach classes of the segments they
+        join (:mod:`phy.link.power`): no public power figure of a 200G-per-lane AEC was
+        found (a 112G mixed-signal retimer draws 3 W for 8 channels, about 3.3 pJ/bit per
+        channel, vendor figure; a DSP retimer more). The cable's neighbours' crosstalk is
+        not modelled here."""
         from channels import assembly
 
         sd = serdes or _link.Serdes()
