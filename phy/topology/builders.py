@@ -147,7 +147,7 @@ def two_tier(n_racks: int = 8, link_class: LinkClass | None = None, uplink_class
     """A two-tier scale-up domain: racks of ``gpus_per_rack`` GPUs whose first-tier ASICs
     (in the rack, copper to the GPUs) send ``1 / (1 + oversubscription)`` of their ports up
     over optics to second-tier ASICs in spine racks in the middle of the row. The default,
-    8 racks of 72, is a 576-GPU domain.
+    8 racks of 72, is a 576-GPU domain; its copper is :func:`scale_up_copper`'s, as NVL72's.
     """
     nr = integer(n_racks, "n_racks", 1)
     gpr = integer(gpus_per_rack, "gpus_per_rack", 1)
@@ -155,7 +155,7 @@ def two_tier(n_racks: int = 8, link_class: LinkClass | None = None, uplink_class
     ov = number(oversubscription, "oversubscription", positive=True)
     sw = asic or SwitchAsic.nvlink5()
     acc = accelerator or Accelerator.gb200()
-    lc = link_class or LinkClass.copper_twinax()
+    lc = link_class or scale_up_copper()
     uc = uplink_class or LinkClass.optical("dsp", lanes=2)
     down = round(sw.radix * ov / (1 + ov))
     up = sw.radix - down
@@ -205,7 +205,8 @@ def single_tier(n_accelerators: int, link_class: LinkClass | None = None, *, acc
     """A generic single-tier switched pod (UALink-style): every accelerator has one link to
     each of ``links_per_accel`` switches, so each switch needs a port per accelerator
     (UALink 1.0: up to 1,024 accelerators; REFERENCES.md). Accelerators fill racks of
-    ``accels_per_rack``; the switches sit in a rack in the middle of the row. The default
+    ``accels_per_rack``; the switches sit in a rack in the middle of the row (default link
+    class :func:`scale_up_copper`). The default
     switch (1,024 ports of 800G) has no public power figure: Tomahawk 5's energy per bit
     (:data:`phy.topology.parts.SWITCH_J_PER_BIT`) over its bandwidth, an estimate."""
     n = integer(n_accelerators, "n_accelerators", 2)
@@ -215,7 +216,7 @@ def single_tier(n_accelerators: int, link_class: LinkClass | None = None, *, acc
     if n > sw.radix:
         raise ConfigError(f"more links than switch ports: {n} accelerators need {n} ports on each switch, "
                           f"the {sw.name} has {sw.radix}")
-    lc = link_class or LinkClass.copper_twinax()
+    lc = link_class or scale_up_copper()
     acc = accelerator or Accelerator.gb200()
     racks = math.ceil(n / apr)
     x = _row_x(racks + 1, number(rack_pitch_m, "rack_pitch_m", positive=True))
