@@ -108,3 +108,24 @@ def chase_decode(llr, k, r, pm, pos, n_lrp, out, status):
                 for i in range(n):
                     out[c, i] = t[i]
                 status[c] = 0 if metric == 0.0 else 1
+
+
+@njit(cache=True)
+def encode(messages, pm, r, out):
+    """``out[c]`` = message, its ``r`` parity bits (the XOR of the set message bits'
+    syndromes, ``m(x) x^r mod p(x)``), then the overall parity."""
+    k = messages.shape[1]
+    for c in range(messages.shape[0]):
+        s = 0
+        q = 0
+        for i in range(k):
+            b = messages[c, i]
+            out[c, i] = b
+            if b:
+                s ^= pm[i]
+                q ^= 1
+        for j in range(r):
+            bit = (s >> (r - 1 - j)) & 1
+            out[c, k + j] = bit
+            q ^= bit
+        out[c, k + r] = q

@@ -107,9 +107,15 @@ class HammingCode:
     def rate(self) -> float:
         return self.k / self.n
 
-    def encode(self, messages) -> np.ndarray:
-        """(..., k) bits -> (..., n): message, parity ``m(x) x^r mod p(x)``, overall parity."""
+    def encode(self, messages, *, kernel: bool = True) -> np.ndarray:
+        """(..., k) bits -> (..., n): message, parity ``m(x) x^r mod p(x)``, overall parity.
+        ``kernel=False``: the plain numpy encoder (a matrix product), the kernel's reference."""
         m = self._bits(messages, self.k, "messages")
+        if kernel:
+            flat = np.ascontiguousarray(m.reshape(-1, self.k))
+            out = np.empty((flat.shape[0], self.n), dtype=np.uint8)
+            K.encode(flat, self._pm, self.r, out)
+            return out.reshape(*m.shape[:-1], self.n)
         par = (m.astype(np.int64) @ self._P) & 1
         body = np.concatenate([m, par.astype(np.uint8)], axis=-1)
         return np.concatenate([body, (body.sum(axis=-1, keepdims=True) & 1).astype(np.uint8)], axis=-1)
@@ -262,15 +268,17 @@ def inner_point(code: HammingCode, sigma: float, words: int, decoder: str = "cha
 
 
 def concatenated_threshold(code: HammingCode = None, outer=None, target: float = 1e-13, decoder: str = "hard",
-                           *, words: int = 200_000, seed: int | None = 0) -> dict:
+                           *, interleave: int = 1, words: int = 200_000, seed: int | None = 0) -> dict:
     """The pre-FEC (raw, channel) bit error ratio the inner code under ``outer`` (default
-    KP4) tolerates for a delivered ``target`` codeword error ratio: where the inner
-    decoder's output meets the outer code's own threshold
-    (:func:`fec.required_ber`, independent errors: the interleaving between the codes is
-    taken to spread an inner word's errors over outer codewords). ``"hard"``: from
-    :meth:`HammingCode.hard_ber_out` (closed form); ``"chase"``: from Monte Carlo points
-    (:func:`inner_point`, ``words`` each, PAM4 with Gaussian noise) bracketing it, log-log
-    interpolated. Returns the thresholds with and without the inner code and the gain."""
+    KP4, ``interleave`` codewords symbol-interleaved) tolerates for a codeword error ratio
+    ``target``: where :func:`outer_cer` over the inner words' failures meets it.
+    ``"hard"``: SECDED's closed-form profile (:func:`hard_failure_profile`); ``"chase"``:
+    Monte Carlo profiles (:func:`failure_profile`, ``words`` each, Gray PAM4 with Gaussian
+    noise) at noise levels bracketing it, the CER log-log interpolated in the raw BER.
+    Returns it beside the outer code's own threshold for independent errors and the gain;
+    ``independent_ber`` is what the inner output would need if its errors were independent
+    (:func:`fec.required_ber`), the threshold an analysis ignoring inner-word failures
+    would give (``independent_threshold_ber``)."""
     from scipy import optimize
 
     from .analysis import required_ber
@@ -278,28 +286,34 @@ def concatenated_threshold(code: HammingCode = None, outer=None, target: float =
 
     code = code or SFEC
     outer = outer or KP4
+    ways = check.integer(interleave, "interleave", 1)
     need = required_ber(outer, target)
+    indep = float(np.exp(optimize.brentq(lambda x: np.log(code.hard_ber_out(float(np.exp(x)))) - np.log(need),
+                                         np.log(need), np.log(0.05), xtol=1e-10)))
+    pts = []
     if decoder == "hard":
-        lo, hi = np.log(need), np.log(0.05)
-        raw = float(np.exp(optimize.brentq(lambda x: np.log(code.hard_ber_out(float(np.exp(x)))) - np.log(need),
-                                           lo, hi, xtol=1e-10)))
-        pts = []
+        def f(x):
+            return np.log(max(outer_cer(hard_failure_profile(code, float(np.exp(x))), outer, ways, code.k),
+                              1e-300)) - np.log(target)
+        raw = float(np.exp(optimize.brentq(f, np.log(1e-5), np.log(0.05), xtol=1e-8)))
     elif decoder == "chase":
-        pts = []
-        for s in np.linspace(0.30, 0.42, 7):  # raw BER about 4e-4 to 1.6e-2 at PAM4 levels -3..3
-            pts.append(inner_point(code, float(s), words, "chase", seed))
-            if pts[-1].ber_out.value > need:
+        for sg in np.arange(0.30, 0.50, 0.015):
+            q, rb = failure_profile(code, float(sg), words, "chase", seed)
+            pts.append((rb, outer_cer(q, outer, ways, code.k), 1 - q[0]))
+            if pts[-1][1] > target and len(pts) > 1 and pts[-2][1] > 0:
                 break
-        x = np.log([p.raw_ber.value for p in pts])
-        y = np.log([max(p.ber_out.value, 1e-12) for p in pts])
-        if not (y[0] < np.log(need) < y[-1]):
-            raise FecError("the Monte Carlo points do not bracket the outer code's threshold: give more words")
-        raw = float(np.exp(np.interp(np.log(need), y, x)))
+        x = np.log([p[0] for p in pts])
+        y = np.log([max(p[1], 1e-300) for p in pts])
+        ok = [i for i in range(len(pts)) if pts[i][1] > 0]
+        if len(ok) < 2 or not (y[ok[0]] < np.log(target) < y[-1]):
+            raise FecError("the Monte Carlo points do not bracket the target: give more words")
+        raw = float(np.exp(np.interp(np.log(target), y[ok], x[ok])))
     else:
         raise FecError(f"decoder must be 'hard' or 'chase', got {decoder!r}")
-    return {"inner": code.name, "outer": outer.name, "decoder": decoder, "target_cer": target,
+    return {"inner": code.name, "outer": outer.name, "decoder": decoder, "interleave": ways, "target_cer": target,
             "outer_threshold_ber": need, "threshold_ber": raw, "gain": raw / need,
-            "points": [p.to_dict() for p in pts]}
+            "independent_threshold_ber": indep,
+            "points": [{"raw_ber": p[0], "cer": p[1], "word_failures": p[2]} for p in pts]}
 
 
 # ----------------------------------------------------------------------------- the outer code over the inner
@@ -322,7 +336,8 @@ def failure_profile(code: HammingCode, sigma: float, words: int, decoder: str = 
     hard = (llr < 0).astype(np.uint8)
     dec = code.decode_hard(hard) if decoder == "hard" else code.decode_chase(llr, lrp)
     bad = (dec.words[:, : code.k] != c[:, : code.k]).reshape(nw, code.k // sb, sb).any(axis=2)
-    return np.bincount(bad.sum(axis=1), minlength=2) / nw, float(np.count_nonzero(hard != c)) / (nw * code.n)
+    return (np.bincount(bad.sum(axis=1), minlength=code.k // sb + 1) / nw,
+            float(np.count_nonzero(hard != c)) / (nw * code.n))
 
 
 def hard_failure_profile(code: HammingCode, ber: float) -> np.ndarray:
@@ -368,10 +383,11 @@ def outer_cer(profile, outer=None, interleave: int = 1, inner_k: int = 120) -> f
     words = ways * outer.n * outer.m / check.integer(inner_k, "inner_k", 1)
     full, frac = int(words), words - int(words)
     t = outer.t
-    tot = np.zeros(1)
-    tot[0] = 1.0
-    for _ in range(full):
-        tot = np.convolve(tot, per)[: t + 2]
-    if frac:
-        tot = np.convolve(tot, (1 - frac) * np.eye(1, per.size)[0] + frac * per)[: t + 2]
-    return float(max(0.0, 1.0 - tot[: t + 1].sum()))
+    tot = np.ones(1)
+    over = 0.0  # the mass past t symbol errors: it never comes back, so it is the CER, to full precision
+    steps = [per] * full + ([(1 - frac) * np.eye(1, per.size)[0] + frac * per] if frac else [])
+    for step in steps:
+        c = np.convolve(tot, step)
+        over += float(c[t + 1:].sum())
+        tot = c[: t + 1]
+    return float(min(1.0, over))

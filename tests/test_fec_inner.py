@@ -32,6 +32,7 @@ def test_the_code_is_galois_bch_127_120_extended_bit_for_bit():
     c = SFEC.encode(m)
     assert np.array_equal(c[:, :127], np.array(bch.encode(galois.GF2(m))))
     assert np.all(c.sum(axis=1) % 2 == 0)  # the overall even parity
+    assert np.array_equal(c, SFEC.encode(m, kernel=False))  # the kernel is the matrix product
     assert (SFEC.n, SFEC.k) == (128, 120) and SFEC.rate == pytest.approx(120 / 128)
 
 
@@ -102,11 +103,15 @@ def test_chase_beats_hard_decision_on_the_same_channel():
 
 
 def test_concatenated_threshold_with_hard_decisions():
-    r = concatenated_threshold(decoder="hard")
     need = fec.required_ber(fec.KP4, 1e-13)
-    assert r["outer_threshold_ber"] == pytest.approx(need)
-    assert SFEC.hard_ber_out(r["threshold_ber"]) == pytest.approx(need, rel=1e-6)
-    assert 5 < r["gain"] < 8  # 1.3e-3 against KP4's 2.1e-4
+    one, four = (concatenated_threshold(decoder="hard", interleave=i) for i in (1, 4))
+    assert one["outer_threshold_ber"] == pytest.approx(need)
+    # at the threshold the compound analysis meets the target
+    assert outer_cer(hard_failure_profile(SFEC, one["threshold_ber"])) == pytest.approx(1e-13, rel=1e-4)
+    # were the inner output's errors independent, SECDED would need only its output at KP4's threshold
+    assert SFEC.hard_ber_out(one["independent_threshold_ber"]) == pytest.approx(need, rel=1e-6)
+    # an inner word fails with several symbols at once: interleaving outer codewords spreads them
+    assert need < one["threshold_ber"] < four["threshold_ber"] < one["independent_threshold_ber"]
 
 
 @pytest.mark.parametrize("ways", [1, 4])

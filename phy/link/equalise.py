@@ -214,7 +214,8 @@ def _optical_eye(name: str, oc: OpticalClass, spec: LinkSpec) -> Segment:
 def segments(spec: LinkSpec) -> tuple[Segment, ...]:
     """The equalised segments of ``spec``'s medium: one for copper and linear optics, one per
     channel for retimed copper, three for DSP-retimed optics (host to module, the optics,
-    module to host)."""
+    module to host), two for linear-receive optics (host to module; the optics and the far
+    host channel into the host's receiver)."""
     if not isinstance(spec, LinkSpec):
         raise ConfigError(f"segments needs a LinkSpec, got {type(spec).__name__}")
     chs = spec.electrical_segments
@@ -228,8 +229,18 @@ def segments(spec: LinkSpec) -> tuple[Segment, ...]:
         optical = _optical_eye("optics", oc, spec)
         back = replace(host, name="module_to_host")
         return (host, optical, back)
+    if oc.kind == "lro":  # the module's DSP retimes the transmit side; the receive side is linear into the host
+        host = _equalised_eye("host_to_module", oc.host, spec, packages=oc.packages)
+        ch = channels.cascade(oc.path.channel(oc.host.f), oc.host)
+        return (host, _linear_eye("optics_host", ch, oc, spec))
     # linear optics: host -> optics -> host, the optical noise at the optical receiver
     ch = channels.cascade(oc.host, oc.path.channel(oc.host.f), oc.host)
+    return (_linear_eye("host_optics_host", ch, oc, spec),)
+
+
+def _linear_eye(name: str, ch: channels.Channel, oc: OpticalClass, spec: LinkSpec) -> Segment:
+    """A linear optical segment ending in the host's receiver: the optical receiver's noise
+    referred through the far host channel to the host's input."""
     M = modulation_order(spec.modulation)
     b = oc.path.budget(M)
     p = spec.serdes.com_params(spec.baud_hz)
@@ -241,7 +252,7 @@ def segments(spec: LinkSpec) -> tuple[Segment, ...]:
     bn = b.noise_bandwidth_hz
     band = f <= bn
     psd = sigma_v**2 / bn * float(np.mean(h_host[band] ** 2))  # referred through the far host channel
-    e = _equalised_eye("host_optics_host", ch, spec, extra_psd=psd, packages=oc.packages)
+    e = _equalised_eye(name, ch, spec, extra_psd=psd, packages=oc.packages)
     notes = e.notes + ((f"optical budget: received OMA {b.received_oma_dbm:.2f} dBm, SNR {b.snr_db:.2f} dB; "
                        f"its noise referred to the host receiver as {psd:.3g} V^2/Hz"),)
-    return (replace(e, delay_s=e.delay_s + oc.path.delay_s, notes=notes),)
+    return replace(e, delay_s=e.delay_s + oc.path.delay_s, notes=notes)

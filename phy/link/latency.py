@@ -47,9 +47,11 @@ def latency_terms(spec: LinkSpec, eyes: tuple[Segment, ...]) -> dict:
         acc = fl.accumulation_s
         lat["fec_accumulation"] = fl.accumulation_s
         lat["fec_decode"] = fl.total_s - fl.accumulation_s
+    if spec.inner_fec is not None:  # one inner word's accumulation and 3 decoder cycles
+        lat["inner_fec"] = spec.inner_fec.latency_s(spec.lane_rate_bps, spec.fec_clock_hz)
     lat["time_of_flight"] = float(sum(e.delay_s for e in eyes))
-    if spec.optics is not None and spec.optics.module_latency_s:
-        lat["optical_modules"] = 2 * spec.optics.module_latency_s
+    if spec.optics is not None and spec.optics.module_latency_s:  # DSPs crossed: both modules', or the sender's
+        lat["optical_modules"] = (1 if spec.optics.kind == "lro" else 2) * spec.optics.module_latency_s
     if spec.retry is not None:
         extra = flit_accumulation_s(spec, acc)
         if extra or code is None:

@@ -21,12 +21,14 @@ class OpticalClass:
 
     Parameters
     ----------
-    kind : {"dsp", "lpo", "cpo"}
+    kind : {"dsp", "lpo", "lro", "cpo"}
         ``"dsp"``: a pluggable with a DSP retimer at each end: three retimed segments
         (host to module, the optics, module to host), the module's DSP equalising the
         optics. ``"lpo"`` (linear pluggable) and ``"cpo"`` (co-packaged): linear drive, one
         segment from host SerDes to host SerDes through the optics, its noise added at the
-        optical receiver.
+        optical receiver. ``"lro"`` (linear receive): the module's DSP retimes what the
+        host sends and drives the optics; the far module passes the optical receiver's
+        output linearly to its host: two segments.
     path : channels.optical.OpticalPath
     host : channels.Channel
         Electrical channel from the host's package to the module (each end).
@@ -52,8 +54,8 @@ class OpticalClass:
     name: str = ""
 
     def __post_init__(self):
-        if self.kind not in ("dsp", "lpo", "cpo"):
-            raise ConfigError(f"OpticalClass.kind must be 'dsp', 'lpo' or 'cpo', got {self.kind!r}")
+        if self.kind not in ("dsp", "lpo", "lro", "cpo"):
+            raise ConfigError(f"OpticalClass.kind must be 'dsp', 'lpo', 'lro' or 'cpo', got {self.kind!r}")
         if not isinstance(self.path, OpticalPath):
             raise ConfigError(f"OpticalClass.path must be a channels.optical.OpticalPath, got {type(self.path).__name__}")
         if not isinstance(self.host, channels.Channel):
@@ -107,6 +109,16 @@ class OpticalClass:
                    module_power_w, 800e9, 0.0, name="lpo")
 
     @classmethod
+    def lro(cls, length_m: float = 100.0, baud_hz: float = 106.25e9, connectors: int = 2,
+            module_power_w: float = 11.75, module_latency_s: float = 50e-9) -> OpticalClass:
+        """Linear receive optics: a DSP on the transmit side only. No public power figure was
+        found: 11.75 W per 800G, the LPO's 8.5 W plus half of what a DSP pluggable's 15 W adds
+        to it (an estimate: the DSP's transmit half); one DSP crossing per direction
+        (:meth:`dsp_pluggable`'s 50 ns); the ``chip_to_module`` host channel."""
+        return cls("lro", cls._path(length_m, baud_hz, connectors), channels.library.get("chip_to_module"),
+                   module_power_w, 800e9, module_latency_s, name="lro")
+
+    @classmethod
     def cpo(cls, length_m: float = 100.0, baud_hz: float = 106.25e9, connectors: int = 2,
             module_power_w: float = 5.5) -> OpticalClass:
         """Co-packaged optics: about 5.5 W per 800G (REFERENCES.md), the ``cpo_short``
@@ -124,3 +136,59 @@ class OpticalClass:
         return {"name": self.name, "kind": self.kind, "path": self.path.to_dict(), "host": self.host.name,
                 "module_power_w": self.module_power_w, "module_rate_bps": self.module_rate_bps,
                 "module_latency_s": self.module_latency_s, "dsp_rx": self.dsp_rx.to_dict(), "packages": self.packages}
+
+
+#: Published module figures the class table quotes beside its own (all secondary:
+#: ../shared/REFERENCES.md, "Optics"; none found for LRO).
+PUBLISHED_MODULES = {
+    "dsp": "800G DSP pluggable 14-16 W (vendor slides), 13-18 W (trade press)",
+    "lpo": "800G LPO 8-9 W (trade press); LPO MSA 100G-DR-LPO: 53.125 GBd PAM4, up to 500 m",
+    "lro": "no public figure found",
+    "cpo": "5.5 W per 800G (Broadcom Bailly); 9 W per 1.6T port (NVIDIA)",
+}
+
+
+def class_table(lane_rates_bps=(106.25e9, 212.5e9), kinds=("dsp", "lpo", "lro", "cpo"), *, length_m: float = 100.0,
+                lanes: int = 4, inner: dict | None = None) -> list:
+    """Which optical classes close, at each lane rate: one :func:`phy.evaluate_link` per
+    class and rate over ``length_m`` of fibre, ``lanes`` lanes, KP4, and at 212.5 Gb/s the
+    802.3dj inner code (``inner``: lane rate to (code, decoder), default
+    ``{212.5e9: ("SFEC", "chase")}``). Each row: the verdict and margin, the pre-FEC BER
+    against what the FEC takes, latency, energy per bit and its terms, the published module
+    figure, and for a class that does not close, by how much and which impairment
+    decides (the optical budget's largest noise at the top level, or the eye's ISI)."""
+    from .report import evaluate_link
+    from .spec import LinkSpec
+
+    inner = {212.5e9: ("SFEC", "chase")} if inner is None else inner
+    makers = {"dsp": OpticalClass.dsp_pluggable, "lpo": OpticalClass.lpo, "lro": OpticalClass.lro,
+              "cpo": OpticalClass.cpo}
+    rows = []
+    for rate in lane_rates_bps:
+        for kind in kinds:
+            if kind not in makers:
+                raise ConfigError(f"kind must be one of {', '.join(makers)}, got {kind!r}")
+            oc = makers[kind](length_m=length_m, baud_hz=rate / 2)
+            code, dec = inner.get(rate, (None, "chase"))
+            r = evaluate_link(LinkSpec(optics=oc, lanes=lanes, lane_rate_bps=rate, inner_fec=code, inner_decoder=dec,
+                                       name=f"{kind} {rate / 1e9:g}G"))
+            b = oc.path.budget(4)
+            noise = dict(b.terms_rms_a)  # thermal, shot, RIN, MPI at the top level (A)
+            worst = max(noise, key=noise.get) if noise else None
+            closed = all(s.ser < 0.1 for s in r.segments)
+            why = None if r.passes else (
+                f"short by {r.required_margin_db - r.margin_db:.2f} dB of margin" if closed and math.isfinite(r.margin_db)
+                else "an eye closes")
+            decides = None
+            if not r.passes:
+                decides = (f"optical noise, {worst} largest ({', '.join(f'{k} {v * 1e6:.2f} uA' for k, v in noise.items())})"
+                           if closed and worst else "ISI: the eye is closed at the sampling point (host channel and "
+                           "optics through a linear path)")
+            rows.append({"lane_rate_bps": rate, "kind": kind, "passes": r.passes, "margin_db": r.margin_db,
+                         "required_margin_db": r.required_margin_db, "pre_fec_ber": r.pre_fec_ber,
+                         "required_pre_fec_ber": r.required_der / 2, "inner_fec": code, "inner_decoder": dec if code else None,
+                         "latency_ns": r.latency_s * 1e9, "energy_pj_per_bit": r.energy_j_per_bit * 1e12,
+                         "energy_terms_pj_per_bit": {k: v * 1e12 for k, v in r.energy_breakdown_j_per_bit.items()},
+                         "module_power_w": oc.module_power_w, "published": PUBLISHED_MODULES[kind],
+                         "short_by": why, "decides": decides, "reasons": list(r.reasons)})
+    return rows

@@ -103,6 +103,8 @@ def _post_fec(spec: LinkSpec, der: float, eyes, shape_der: float | None = None
               ) -> tuple[float, float | None, float | None, object]:
     """(delivered BER before retry, CER, FLR, model) for a detector error ratio ``der``,
     with the bursts' shape taken at ``shape_der`` (default ``der``)."""
+    if spec.inner_fec is not None:
+        return _inner_post_fec(spec, der, eyes)
     bpu = spec.bits_per_symbol
     code = spec.fec
     model = _model(eyes, der if shape_der is None else shape_der, spec.modulation) if der > 0 else None
@@ -166,3 +168,120 @@ def _required_der(spec: LinkSpec, eyes, one_way_s: float | None = None, payload_
             break
         shape = min(10**lo, 1e-2)
     return 10**lo
+
+
+# ----------------------------------------------------------------------------- an inner code
+def covered(spec: LinkSpec, eyes) -> list:
+    """Which segments the inner code covers: a DSP pluggable's optical span (its module
+    decodes it), a linear-receive link's optics into the host (the host decodes it), else
+    every segment (the host decodes it)."""
+    if spec.optics is not None and spec.optics.kind == "dsp":
+        return [e.equalisation == "module DSP" for e in eyes]
+    if spec.optics is not None and spec.optics.kind == "lro":
+        return [e.name != "host_to_module" for e in eyes]
+    return [True] * len(eyes)
+
+
+#: The noise grid (PAM4 levels at -3..3) of the Chase-2 profiles the roll-up interpolates
+#: (raw BER about 9e-4 to 4e-2); each point simulated in chunks of :data:`CHASE_WORDS` words
+#: until it has seen :data:`MIN_FAILURES` failed inner words or :data:`CHASE_MAX_WORDS`.
+CHASE_SIGMAS = (0.33, 0.345, 0.36, 0.39, 0.42, 0.46, 0.50, 0.55, 0.62)
+CHASE_WORDS = 30_000
+CHASE_MAX_WORDS = 600_000
+MIN_FAILURES = 30
+
+
+@lru_cache(maxsize=4)
+def _chase_table(code) -> tuple:
+    """The Chase-2 failure profiles on :data:`CHASE_SIGMAS` (:func:`fec.hamming.failure_profile`,
+    fixed seeds: the same every run), with their raw BERs and failure counts."""
+    from fec.hamming import failure_profile
+
+    profs, raws, fails = [], [], []
+    for k, sg in enumerate(CHASE_SIGMAS):
+        q_sum, raw_sum, words = 0.0, 0.0, 0
+        while words < CHASE_MAX_WORDS:
+            q, raw = failure_profile(code, float(sg), CHASE_WORDS, "chase", seed=20260 + 1000 * k + words // CHASE_WORDS)
+            q_sum = q * CHASE_WORDS + q_sum
+            raw_sum += raw * CHASE_WORDS
+            words += CHASE_WORDS
+            if (words - q_sum[0]) >= MIN_FAILURES:
+                break
+        profs.append(q_sum / words)
+        raws.append(raw_sum / words)
+        fails.append(words - q_sum[0])
+    width = max(q.size for q in profs)
+    return (np.array(raws), np.array([np.pad(q, (0, width - q.size)) for q in profs]), np.array(fails))
+
+
+def _inner_profile(spec: LinkSpec, raw_ber: float) -> tuple[np.ndarray, str]:
+    """Outer-symbol errors per inner word at a covered raw BER: SECDED's closed form, or
+    the Chase-2 profiles interpolated in the raw BER (log). Below the grid's least noisy
+    resolved point, that point's profile with its failures scaled as the raw BER to the
+    power ``d R`` (minimum distance 4 times the rate: a soft decoder's word errors against
+    the raw BER on a Gaussian channel, the union bound's asymptote; the grid's two least
+    noisy points fall with a slope of about 3.8), or SECDED's closed form (a bound: Chase-2
+    includes its test pattern) where that is lower."""
+    from fec.hamming import hard_failure_profile
+
+    code = spec.inner_fec
+    hard = hard_failure_profile(code, min(raw_ber, 0.5))
+    if spec.inner_decoder == "hard" or raw_ber <= 0:
+        return hard, "SECDED, closed form"
+    raws, profs, fails = _chase_table(code)
+    if raw_ber > raws[-1]:
+        return profs[-1], "Chase-2, beyond its Monte Carlo grid: the noisiest point's profile"
+    ok = np.flatnonzero(fails >= MIN_FAILURES)
+    i0 = int(ok[0]) if ok.size else len(raws) - 1
+    i = int(np.searchsorted(raws, raw_ber))
+    if i <= i0:
+        q = profs[i0].copy()
+        q[1:] *= (raw_ber / raws[i0]) ** (4 * code.rate)
+        q[0] = 1 - q[1:].sum()
+        if 1 - hard[0] < 1 - q[0]:
+            return hard, "Chase-2 below its Monte Carlo's resolved range: SECDED's closed form, a bound"
+        return q, "Chase-2 below its Monte Carlo's resolved range: failures scaled as the raw BER to the power d R"
+    w = (np.log(raw_ber) - np.log(raws[i - 1])) / (np.log(raws[i]) - np.log(raws[i - 1]))
+    q = (1 - w) * profs[i - 1] + w * profs[i]
+    return q / q.sum(), "Chase-2, Monte Carlo profiles interpolated"
+
+
+def _inner_post_fec(spec: LinkSpec, der: float, eyes) -> tuple[float, float, float, None]:
+    """(delivered BER, CER, FLR, None) with the inner code: the covered segments' share of
+    ``der`` as raw bit errors (Gray: one bit per level error) through the inner decoder, the
+    others' errors as independent symbol errors in the same inner words, into the outer
+    code (:func:`fec.hamming.outer_cer`); the delivered BER takes one bit per symbol the
+    outer code leaves wrong, ``t + 1`` symbols per failed codeword."""
+    from math import comb
+
+    from fec.hamming import outer_cer
+
+    code, outer = spec.inner_fec, spec.fec
+    cov = covered(spec, eyes)
+    total = sum(e.der for e in eyes)
+    share = 1.0 if total <= 0 else sum(e.der for e, c in zip(eyes, cov) if c) / total
+    raw = min(0.5, der * share / spec.bits_per_symbol)
+    prof, _how = _inner_profile(spec, raw)
+    rest = min(0.5, der * (1 - share) / spec.bits_per_symbol)
+    if rest > 0:
+        sym = code.k // outer.m
+        ps = 1 - (1 - rest) ** outer.m
+        add = np.array([comb(sym, j) * ps**j * (1 - ps) ** (sym - j) for j in range(sym + 1)])
+        prof = np.convolve(prof, add)
+    prof = prof[: code.k // outer.m + 1]
+    cer = outer_cer(prof / prof.sum(), outer, spec.interleave, code.k)
+    flr = fec.analysis.frame_loss_ratio(outer, cer, 8 * spec.framing.frame_bytes) if cer else 0.0
+    ber_out = cer * (outer.t + 1) / (outer.n * outer.m)
+    return float(ber_out), float(cer), float(flr), None
+
+
+def inner_note(spec: LinkSpec, der: float, eyes) -> str:
+    """The report's words on the inner code at the link's detector error ratio."""
+    cov = covered(spec, eyes)
+    total = sum(e.der for e in eyes)
+    share = 1.0 if total <= 0 else sum(e.der for e, c in zip(eyes, cov) if c) / total
+    raw = min(0.5, der * share / spec.bits_per_symbol)
+    _prof, how = _inner_profile(spec, raw)
+    names = ", ".join(e.name for e, c in zip(eyes, cov) if c)
+    return (f"inner code {spec.inner_fec.name} over {names} ({how}): raw BER {raw:.3g} into it, "
+            f"the outer {spec.fec.name} over whole inner-word failures (fec.hamming.outer_cer)")

@@ -84,7 +84,7 @@ def _segment_loss_db(spec: LinkSpec, seg) -> float:
     segment's without its optical span."""
     nyq = spec.baud_hz / 2
     il = float(seg.channel.insertion_loss_db(nyq))
-    if spec.optics is not None and spec.optics.kind != "dsp":
+    if spec.optics is not None and spec.optics.kind != "dsp" and seg.name != "host_to_module":
         il += 20 * np.log10(max(abs(complex(spec.optics.path.transfer(np.array([nyq]))[0])), 1e-300))
     return il
 
@@ -143,4 +143,6 @@ def _segment_ends(spec: LinkSpec, n: int) -> list:
         return [("serdes" if i == 0 else "retimers", "serdes" if i == n - 1 else "retimers") for i in range(n)]
     if spec.optics.kind == "dsp":  # host to module, the optics, module to host
         return [("serdes", None), (None, None), (None, "serdes")][:n]
+    if spec.optics.kind == "lro":  # host to module; the module's DSP drives the optics into the far host
+        return [("serdes", None), (None, "serdes")][:n]
     return [("serdes", "serdes")] * n

@@ -253,6 +253,10 @@ def _report(spec: LinkSpec, eyes: tuple[Segment, ...]) -> LinkReport:
     line, fec_rate, f_eff, payload = rate_chain(spec)
     lat = latency_terms(spec, eyes)
     ber_fec, cer, flr, model = _post_fec(spec, der, eyes)
+    if spec.inner_fec is not None:
+        from .post_fec import inner_note
+
+        notes.append(inner_note(spec, der, eyes))
     fer, retry_eff, post, ll = None, 1.0, ber_fec, None
     base = float(sum(lat.values()))
     quant = dict.fromkeys(QUANTILES, base)

@@ -57,6 +57,14 @@ class LinkSpec:
     fec_clock_hz : float
         The FEC decoder's clock (:func:`fec.latency`): 350 MHz by default, a public 400G
         RS(544,514) core's (:data:`fec.DECODER_CLOCK_HZ`).
+    inner_fec : fec.HammingCode or "SFEC", optional
+        An inner code under the outer ``fec`` over the segments it covers (802.3dj's
+        200G-per-lane optics: :data:`fec.SFEC`, extended Hamming (128,120)): the optical
+        span of a DSP pluggable (the module's DSP decodes it), the whole segment of a
+        linear or copper link (the host decodes it). Its errors reach the outer code as
+        whole inner-word failures (:func:`fec.hamming.outer_cer`).
+    inner_decoder : {"chase", "hard"}
+        Chase-2 on the bits' reliabilities, or SECDED on the hard decisions.
     required_margin_db : float, optional
         The margin (:attr:`LinkReport.margin_db`, the Q-factor's against the detector
         error ratio the target allows: for Gaussian noise the same ratio as COM's
@@ -87,6 +95,8 @@ class LinkSpec:
     fec_clock_hz: float = DECODER_CLOCK_HZ
     required_margin_db: float | None = None
     name: str = "link"
+    inner_fec: object = None
+    inner_decoder: str = "chase"
 
     def __post_init__(self):
         if (self.channel is None) == (self.optics is None):
@@ -136,6 +146,25 @@ class LinkSpec:
         number(self.fec_clock_hz, "LinkSpec.fec_clock_hz", positive=True)
         if self.required_margin_db is not None:
             number(self.required_margin_db, "LinkSpec.required_margin_db", lo=-20.0, hi=40.0)
+        inner = self.inner_fec
+        if isinstance(inner, str):
+            if inner.upper() != "SFEC":
+                raise ConfigError(f"unknown inner code {inner!r}; named: SFEC (802.3dj's Hamming(128,120)), or None")
+            inner = fec.SFEC
+        if inner is not None:
+            if not isinstance(inner, fec.HammingCode):
+                raise ConfigError(f"LinkSpec.inner_fec must be an fec.HammingCode, 'SFEC' or None, "
+                                  f"got {type(inner).__name__}")
+            if code is None:
+                raise ConfigError("LinkSpec.inner_fec needs an outer fec (the inner code alone leaves errors)")
+            if self.modulation != "pam4" or self.precoding:
+                raise ConfigError("LinkSpec.inner_fec is modelled over Gray PAM4 without a precoder")
+            if inner.k % code.m:
+                raise ConfigError(f"{inner.name}'s {inner.k} message bits are not whole {code.m}-bit symbols "
+                                  f"of {code.name}")
+        if self.inner_decoder not in ("chase", "hard"):
+            raise ConfigError(f"LinkSpec.inner_decoder must be 'chase' or 'hard', got {self.inner_decoder!r}")
+        object.__setattr__(self, "inner_fec", inner)
 
     def margin_requirement(self, penalty_db: float | None = None) -> tuple[float, str]:
         """(the margin a link needs to pass, dB; the criterion in words). ``penalty_db``:
@@ -184,4 +213,5 @@ class LinkSpec:
             "precoding": self.precoding, "retry": None if self.retry is None else self.retry.to_dict(),
             "framing": self.framing.to_dict(), "path": [e.to_dict() for e in self.path],
             "target_ber": self.target_ber, "fec_clock_hz": self.fec_clock_hz,
+            "inner_fec": None if self.inner_fec is None else self.inner_fec.name, "inner_decoder": self.inner_decoder,
         }

@@ -391,10 +391,10 @@ class LinkClass:
     @classmethod
     def optical(cls, kind: str = "dsp", lanes: int = 4, lane_rate_bps: float = 212.5e9, fec="KP4",
                 resolution_m: float = 10.0) -> LinkClass:
-        """Optics of :class:`phy.OpticalClass` ``kind`` (``"dsp"``, ``"lpo"``, ``"cpo"``)
+        """Optics of :class:`phy.OpticalClass` ``kind`` (``"dsp"``, ``"lpo"``, ``"lro"``, ``"cpo"``)
         over the length of single-mode fibre."""
         makers = {"dsp": _link.OpticalClass.dsp_pluggable, "lpo": _link.OpticalClass.lpo,
-                  "cpo": _link.OpticalClass.cpo}
+                  "lro": _link.OpticalClass.lro, "cpo": _link.OpticalClass.cpo}
         if kind not in makers:
             raise ConfigError(f"optical kind must be one of {', '.join(makers)}, got {kind!r}")
         baud = lane_rate_bps / 2
@@ -404,7 +404,8 @@ class LinkClass:
                                   lane_rate_bps=lane_rate_bps, fec=fec, name=f"{kind} {length_m:g} m")
 
         lpm = max(1, round(800e9 / lane_rate_bps * 1.0625))  # an 800G module's lanes at this rate
-        return cls(f"optical_{kind}", spec, resolution_m, "optical", kind={"dsp": "dsp_optics"}.get(kind, kind),
+        return cls(f"optical_{kind}", spec, resolution_m, "optical",
+                   kind={"dsp": "dsp_optics", "lro": "dsp_optics"}.get(kind, kind),  # an LRO module holds a DSP
                    lanes_per_module=lpm)
 
     @classmethod
