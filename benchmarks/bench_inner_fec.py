@@ -10,6 +10,9 @@
 3. **Monte Carlo through the chain against the analysis**: inner-decoded bits into the real
    RS decoder, against :func:`fec.hamming.outer_cer` and against independent errors.
 4. **The class table** at 106.25 and 212.5 Gb/s per lane (:func:`phy.link.optics.class_table`).
+5. **The laser and its reflections**: RIN against feedback across the regimes, and the worst
+   connector reflectance the 200G DR4-class budget takes against the number of connectors,
+   under KP4 alone and under the inner code (:mod:`channels.feedback`).
 
     python benchmarks/bench_inner_fec.py        # about two minutes on one core
 """
@@ -98,10 +101,33 @@ def table() -> None:
               f"published: {r['published']})" + (f"; {r['short_by']}: {r['decides']}" if r["short_by"] else ""))
 
 
+def reflections() -> None:
+    from channels import feedback as fb
+    from phy.link.optics import OpticalClass
+
+    print("\n5. the laser and its reflections (DR4-class transmitter, RIN21.4OMA -139 dB/Hz at 106.25 GBd)")
+    base = OpticalClass.dsp_pluggable(length_m=100.0).path
+    for refl in (-55.0, -35.0, -26.0, -20.0, -14.0):
+        p = fb.with_reflectance(base, refl)
+        print(f"  2 connectors at {refl:g} dB: return loss {fb.return_loss_db(p):.1f} dB, feedback {fb.feedback_db(p):.1f} dB "
+              f"({fb.feedback_regime(p)}), RIN {fb.laser_rin_db_per_hz(p):.2f} dB/Hz, noise-only BER {p.budget().ber:.3g}")
+    kp4 = fec.required_ber(fec.KP4, 1e-13)
+    cat = concatenated_threshold(decoder="chase", interleave=4, words=100_000)["threshold_ber"]
+    from dataclasses import replace
+
+    for n in (2, 4, 6, 8, 12):
+        p = OpticalClass.dsp_pluggable(length_m=100.0, connectors=n).path
+        iso = replace(p, tx=replace(p.tx, isolation_db=45.0))
+        print(f"  {n:2d} connectors: worst reflectance KP4 alone {fb.reflectance_tolerance_db(p, kp4):.2f} dB, with the "
+              f"inner code {fb.reflectance_tolerance_db(p, cat):.2f} dB; with a 45 dB isolator "
+              f"{fb.reflectance_tolerance_db(iso, kp4):.2f} / {fb.reflectance_tolerance_db(iso, cat):.2f} dB")
+
+
 if __name__ == "__main__":
     t = time.perf_counter()
     versus_galois()
     thresholds()
     chain()
     table()
+    reflections()
     print(f"\n{time.perf_counter() - t:.0f} s")

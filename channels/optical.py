@@ -224,6 +224,11 @@ class OpticalTransmitter:
         Rms spectral width; 0 for a narrow-line (single-mode) laser.
     reflectance_db : float, optional
         The transmitter's own reflectance, a reflector for multipath interference.
+    rin_orl_db, isolation_db, coherence_collapse_db : float, optional
+        The return loss (dB) the RIN is specified at (802.3's ``RIN_xOMA``: 21.4 for
+        400GBASE-DR4), the loss back into the cavity (an isolator; None: what the
+        specification implies) and the coherence-collapse feedback (-40 dB): the RIN then
+        grows with what the path reflects back (:mod:`channels.feedback`). None: it does not.
     """
 
     oma_outer_dbm: float = 1.0
@@ -233,6 +238,9 @@ class OpticalTransmitter:
     bandwidth_hz: float | None = None
     spectral_width_rms_m: float = 0.0
     reflectance_db: float | None = -26.0
+    rin_orl_db: float | None = None
+    isolation_db: float | None = None
+    coherence_collapse_db: float = -40.0
 
     def __post_init__(self):
         check.number(self.oma_outer_dbm, "OpticalTransmitter.oma_outer_dbm", lo=-40.0, hi=30.0)
@@ -244,6 +252,11 @@ class OpticalTransmitter:
         check.number(self.spectral_width_rms_m, "OpticalTransmitter.spectral_width_rms_m", nonneg=True)
         if self.reflectance_db is not None:
             check.number(self.reflectance_db, "OpticalTransmitter.reflectance_db", hi=0.0)
+        if self.rin_orl_db is not None:
+            check.number(self.rin_orl_db, "OpticalTransmitter.rin_orl_db", lo=0.0, hi=80.0)
+        if self.isolation_db is not None:
+            check.number(self.isolation_db, "OpticalTransmitter.isolation_db", nonneg=True, hi=80.0)
+        check.number(self.coherence_collapse_db, "OpticalTransmitter.coherence_collapse_db", lo=-80.0, hi=0.0)
 
     @property
     def oma_w(self) -> float:
@@ -458,7 +471,9 @@ class OpticalPath:
         eps = self.mpi_ratio()
         var_th = self.rx.noise_current_density_a_per_rthz**2 * bn
         var_shot = 2 * Q_E * i * bn
-        var_rin = _db_to_lin(self.tx.rin_db_per_hz) * (R * oma) ** 2 * bn
+        from .feedback import laser_rin_db_per_hz
+
+        var_rin = _db_to_lin(laser_rin_db_per_hz(self)) * (R * oma) ** 2 * bn
         var_mpi = 2 * eps * i * float(np.mean(i))
         var = var_th + var_shot + var_rin + var_mpi
         sig = np.sqrt(var)

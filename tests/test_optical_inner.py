@@ -71,12 +71,21 @@ def test_chase_profiles_below_their_grid_follow_the_soft_decoder_slope():
 
 
 def test_class_table_says_why_a_class_does_not_close():
-    rows = class_table((RATE,), ("dsp", "cpo"))
-    d, c = rows
-    assert d["passes"] and d["short_by"] is None and d["inner_fec"] == "SFEC"
-    assert not c["passes"] and c["short_by"].startswith("short by") and "rin largest" in c["decides"]
+    d, c = class_table((106.25e9,), ("dsp", "cpo"))
+    assert d["passes"] and d["short_by"] is None and d["inner_fec"] is None  # no inner code at 100G per lane
+    assert not c["passes"] and c["short_by"].startswith("short by")
+    # with a quiet laser and no reflections it closes: the optical noise decides, RIN first
+    assert c["decides"].startswith("the optical noise") and "rin is its largest" in c["decides"]
     assert c["energy_pj_per_bit"] < d["energy_pj_per_bit"]
     assert "Broadcom" in c["published"]
+
+
+def test_co_packaged_optics_close_at_200g_with_the_inner_code_only():
+    (with_inner,) = class_table((RATE,), ("cpo",))
+    (without,) = class_table((RATE,), ("cpo",), inner={})
+    assert with_inner["passes"] and with_inner["inner_fec"] == "SFEC"
+    assert not without["passes"] and without["pre_fec_ber"] == with_inner["pre_fec_ber"]
+    assert without["required_pre_fec_ber"] < with_inner["pre_fec_ber"] < with_inner["required_pre_fec_ber"]
 
 
 def test_bad_inner_code_input():
@@ -91,3 +100,23 @@ def test_bad_inner_code_input():
         LinkSpec(optics=oc, inner_fec="SFEC", inner_decoder="viterbi")
     with pytest.raises(ConfigError, match="kind must be one of"):
         class_table((RATE,), ("zr",))
+
+
+def test_a_flat_input_noise_is_the_receiver_density_and_bad_shapes_are_refused():
+    from phy.serdes import Noise
+    from phy.serdes.noise import shaped_noise_filter
+
+    def h(f):
+        return 1 / (1 + (f / 40e9) ** 4)
+
+    flat = Noise(input_psd=((0.0, 5e12), (2e-17, 2e-17)))
+    g1, r1 = shaped_noise_filter(2e-17, 106.25e9, h)
+    g2, r2 = shaped_noise_filter(0.0, 106.25e9, h, extra_psd=flat.input_psd_at)
+    assert np.allclose(r1, r2, rtol=1e-9) and np.allclose(g1, g2, rtol=1e-9)
+    # the linear optics' noise reaches the host shaped by the far host channel
+    lin = evaluate_link(LinkSpec(optics=OpticalClass.cpo(length_m=100.0), lanes=4)).segments[0]
+    assert any("shaped by the far host channel" in n for n in lin.notes)
+    with pytest.raises(ConfigError, match="input_psd needs increasing"):
+        Noise(input_psd=((1.0, 0.5), (1e-18, 1e-18)))
+    with pytest.raises(ConfigError, match="input_psd must be"):
+        Noise(input_psd=3.0)

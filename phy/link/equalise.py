@@ -100,26 +100,27 @@ _EYES_MAX = 64
 
 
 def _equalised_eye(name: str, ch: channels.Channel, spec: LinkSpec, *, extra_psd: float = 0.0,
-                   packages: bool | None = None) -> Segment:
+                   packages: bool | None = None, input_psd: tuple | None = None) -> Segment:
     """The host SerDes over ``ch``: equalisation (fixed or by COM), then the statistical eye.
     Remembered for the same channel object, SerDes, baud, modulation, added noise and
     packages (an optical class's host channel at every fibre length, a search's options)."""
-    key = (id(ch), spec.serdes, spec.baud_hz, spec.modulation, float(extra_psd), packages)
+    key = (id(ch), spec.serdes, spec.baud_hz, spec.modulation, float(extra_psd), packages, input_psd)
     try:
         hit = _EYES.get(key)
     except TypeError:  # a SerDes holding something unhashable: no memory
-        return _equalise(name, ch, spec, extra_psd, packages)
+        return _equalise(name, ch, spec, extra_psd, packages, input_psd)
     if hit is not None and hit[0] is ch:
         _EYES.move_to_end(key)
         return replace(hit[1], name=name)
-    seg = _equalise(name, ch, spec, extra_psd, packages)
+    seg = _equalise(name, ch, spec, extra_psd, packages, input_psd)
     _EYES[key] = (ch, seg)
     if len(_EYES) > _EYES_MAX:
         _EYES.popitem(last=False)
     return seg
 
 
-def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float, packages: bool | None) -> Segment:
+def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float, packages: bool | None,
+              input_psd: tuple | None = None) -> Segment:
     s = spec.serdes
     baud = spec.baud_hz
     _check_band(ch, baud, name)
@@ -153,7 +154,9 @@ def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float,
     else:
         candidates = [("given", s.tx, s.rx, (s.cdr,) if s.cdr is not None else SAMPLING_PHASES)]
     noise, jitter = s.impairments(baud)
-    if extra_psd > 0:
+    if input_psd is not None:  # the shaped noise in the eye; extra_psd, its flat mean, was COM's
+        noise = replace(noise, input_psd=input_psd)
+    elif extra_psd > 0:
         noise = replace(noise, rx_noise_psd_v2_per_hz=noise.rx_noise_psd_v2_per_hz + extra_psd)
     if s.rx_impairments is not None:  # the real receiver, whatever equalisation it runs
         candidates = [(label, tx, replace(rx, impairments=s.rx_impairments), phases)
@@ -250,9 +253,14 @@ def _linear_eye(name: str, ch: channels.Channel, oc: OpticalClass, spec: LinkSpe
     rel = b.equivalent_noise_rms_a / (b.levels_a[-1] - b.levels_a[0])
     sigma_v = rel * 2 * swing * float(h_host[np.argmin(np.abs(f - 1e9))])  # at the optical receiver
     bn = b.noise_bandwidth_hz
-    band = f <= bn
-    psd = sigma_v**2 / bn * float(np.mean(h_host[band] ** 2))  # referred through the far host channel
-    e = _equalised_eye(name, ch, spec, extra_psd=psd, packages=oc.packages)
+    # the optical receiver's noise, flat over its noise bandwidth (a 4th-order roll-off past
+    # it), crosses the far host channel: its density at the host's input follows |H_far|^2
+    shape = h_host**2 / (1 + (f / bn) ** 8)
+    dens = sigma_v**2 / bn * shape
+    flat = float(np.mean(dens[f <= bn]))  # COM's proposal takes it flat, its in-band mean (COM has no shaped one)
+    e = _equalised_eye(name, ch, spec, extra_psd=flat, packages=oc.packages,
+                       input_psd=(tuple(f.tolist()), tuple(dens.tolist())))
     notes = e.notes + ((f"optical budget: received OMA {b.received_oma_dbm:.2f} dBm, SNR {b.snr_db:.2f} dB; "
-                       f"its noise referred to the host receiver as {psd:.3g} V^2/Hz"),)
+                       f"its noise at the host's input shaped by the far host channel (in-band mean "
+                       f"{flat:.3g} V^2/Hz)"),)
     return replace(e, delay_s=e.delay_s + oc.path.delay_s, notes=notes)

@@ -78,7 +78,9 @@ class OpticalClass:
         DR4 allows (-139 dB/Hz at 106.25 GBd; derived: 802.3dj's 200G/lane PMD figures
         were not found in public sources). TIA 12.5 pA/sqrt(Hz) (a 42 GHz SiGe TIA,
         journal), responsivity 0.85 A/W (quantum efficiency 0.8 at 1311 nm), G.652 fibre
-        and PC connectors at 0.5 dB / -35 dB."""
+        and PC connectors at 0.5 dB / -35 dB. The RIN holds at DR4's 21.4 dB optical return
+        loss (``RIN21.4OMA``), and grows with worse return loss
+        (:meth:`channels.optical.OpticalPath.rin_db_per_hz`)."""
         from channels.optical import (
             Fiber,
             OpticalConnector,
@@ -87,7 +89,7 @@ class OpticalClass:
         )
 
         rin = -136.0 - 10 * math.log10(baud_hz / 53.125e9)  # the same integrated RIN over the band
-        tx = OpticalTransmitter(1.0, 3.5, rin, 1311e-9, 0.75 * baud_hz, 0.0, -26.0)
+        tx = OpticalTransmitter(1.0, 3.5, rin, 1311e-9, 0.75 * baud_hz, 0.0, -26.0, rin_orl_db=21.4)
         rx = OpticalReceiver(0.85, 12.5e-12, 0.5 * baud_hz, -26.0)
         return OpticalPath.point_to_point(Fiber.smf(length_m), connectors, tx, rx, OpticalConnector(0.5, -35.0))
 
@@ -148,6 +150,33 @@ PUBLISHED_MODULES = {
 }
 
 
+def _what_decides(oc: OpticalClass, r, lanes: int, rate: float, code, dec) -> str:
+    """Why a class does not close: the same link with a quiet laser and no reflections
+    (RIN -175 dB/Hz, every reflectance -90 dB) and, if it then closes, the optical noise
+    decides (its largest term named); else ISI and loss do (the worst segment's insertion
+    loss at Nyquist)."""
+    from dataclasses import replace
+
+    from .report import evaluate_link
+    from .spec import LinkSpec
+
+    terms = dict(oc.path.budget(4).terms_rms_a)
+    p = oc.path
+    quiet = replace(p, tx=replace(p.tx, rin_db_per_hz=-175.0, reflectance_db=-90.0),
+                    rx=replace(p.rx, reflectance_db=-90.0),
+                    elements=tuple(replace(e, reflectance_db=-90.0) if hasattr(e, "reflectance_db") else e
+                                   for e in p.elements))
+    rq = evaluate_link(LinkSpec(optics=replace(oc, path=quiet), lanes=lanes, lane_rate_bps=rate, inner_fec=code,
+                                inner_decoder=dec))
+    noise = ", ".join(f"{k} {v * 1e6:.2f} uA" for k, v in terms.items())
+    if rq.passes:
+        return (f"the optical noise: with a quiet laser and no reflections it closes ({rq.margin_db:.2f} dB); "
+                f"{max(terms, key=terms.get)} is its largest term ({noise} at the top level)")
+    il = max((s.channel.get("il_db_nyquist") or 0.0) for s in r.segments if s.channel)
+    return (f"ISI and loss: even with a quiet laser and no reflections it misses (margin {rq.margin_db:.2f} dB); "
+            f"the worst electrical path has {il:.1f} dB at Nyquist")
+
+
 def class_table(lane_rates_bps=(106.25e9, 212.5e9), kinds=("dsp", "lpo", "lro", "cpo"), *, length_m: float = 100.0,
                 lanes: int = 4, inner: dict | None = None) -> list:
     """Which optical classes close, at each lane rate: one :func:`phy.evaluate_link` per
@@ -156,7 +185,7 @@ def class_table(lane_rates_bps=(106.25e9, 212.5e9), kinds=("dsp", "lpo", "lro", 
     ``{212.5e9: ("SFEC", "chase")}``). Each row: the verdict and margin, the pre-FEC BER
     against what the FEC takes, latency, energy per bit and its terms, the published module
     figure, and for a class that does not close, by how much and which impairment
-    decides (the optical budget's largest noise at the top level, or the eye's ISI)."""
+    decides (:func:`_what_decides`: the optical noise, or ISI and loss)."""
     from .report import evaluate_link
     from .spec import LinkSpec
 
@@ -172,18 +201,9 @@ def class_table(lane_rates_bps=(106.25e9, 212.5e9), kinds=("dsp", "lpo", "lro", 
             code, dec = inner.get(rate, (None, "chase"))
             r = evaluate_link(LinkSpec(optics=oc, lanes=lanes, lane_rate_bps=rate, inner_fec=code, inner_decoder=dec,
                                        name=f"{kind} {rate / 1e9:g}G"))
-            b = oc.path.budget(4)
-            noise = dict(b.terms_rms_a)  # thermal, shot, RIN, MPI at the top level (A)
-            worst = max(noise, key=noise.get) if noise else None
-            closed = all(s.ser < 0.1 for s in r.segments)
-            why = None if r.passes else (
-                f"short by {r.required_margin_db - r.margin_db:.2f} dB of margin" if closed and math.isfinite(r.margin_db)
-                else "an eye closes")
-            decides = None
-            if not r.passes:
-                decides = (f"optical noise, {worst} largest ({', '.join(f'{k} {v * 1e6:.2f} uA' for k, v in noise.items())})"
-                           if closed and worst else "ISI: the eye is closed at the sampling point (host channel and "
-                           "optics through a linear path)")
+            why = None if r.passes else (f"short by {r.required_margin_db - r.margin_db:.2f} dB of margin"
+                                         if math.isfinite(r.margin_db) else "an eye closes")
+            decides = None if r.passes else _what_decides(oc, r, lanes, rate, code, dec)
             rows.append({"lane_rate_bps": rate, "kind": kind, "passes": r.passes, "margin_db": r.margin_db,
                          "required_margin_db": r.required_margin_db, "pre_fec_ber": r.pre_fec_ber,
                          "required_pre_fec_ber": r.required_der / 2, "inner_fec": code, "inner_decoder": dec if code else None,

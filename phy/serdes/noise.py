@@ -128,6 +128,11 @@ class Noise:
     rx_noise_psd_v2_per_hz : float
         Input-referred one-sided density ``eta_0`` (V^2/Hz), shaped by the Rx filter and
         CTLE (needs an Rx bandwidth).
+    input_psd : tuple of (tuple, tuple), optional
+        A second input-referred noise with its own spectrum, ``(f_hz, psd_v2_per_hz)`` as
+        tuples (one-sided density at each frequency, linear between them, 0 beyond the
+        last), shaped by the Rx filter and CTLE as ``rx_noise_psd_v2_per_hz`` is: an optical
+        receiver's noise that crosses a host channel before the SerDes.
     tx_model : {"path", "cursor"}
         Where the transmitter's noise acts. ``"path"`` (physical, and 802.3's 178A-17): white
         per symbol at the driver after its FFE, at ``tx_snr_db`` below the mean symbol
@@ -140,6 +145,7 @@ class Noise:
     rx_noise_rms_v: float = 0.0
     rx_noise_psd_v2_per_hz: float = 0.0
     tx_model: str = "path"
+    input_psd: tuple | None = None
 
     def __post_init__(self):
         if self.tx_snr_db is not None:
@@ -148,6 +154,22 @@ class Noise:
         number(self.rx_noise_psd_v2_per_hz, "Noise.rx_noise_psd_v2_per_hz", nonneg=True)
         if self.tx_model not in ("path", "cursor"):
             raise ConfigError(f"Noise.tx_model must be 'path' or 'cursor', got {self.tx_model!r}")
+        if self.input_psd is not None:
+            try:
+                f, d = (np.asarray(x, dtype=float) for x in self.input_psd)
+            except (TypeError, ValueError):
+                raise ConfigError("Noise.input_psd must be (frequencies in Hz, densities in V^2/Hz)") from None
+            if f.ndim != 1 or f.shape != d.shape or f.size < 2 or np.any(np.diff(f) <= 0) or np.any(d < 0) \
+                    or not (np.all(np.isfinite(f)) and np.all(np.isfinite(d))):
+                raise ConfigError("Noise.input_psd needs increasing frequencies and finite densities >= 0 of one length")
+            object.__setattr__(self, "input_psd", (tuple(f.tolist()), tuple(d.tolist())))
+
+    def input_psd_at(self, f_hz) -> np.ndarray:
+        """The shaped input noise's density at ``f_hz`` (V^2/Hz; 0 without one)."""
+        if self.input_psd is None:
+            return np.zeros(np.shape(f_hz))
+        f, d = self.input_psd
+        return np.interp(f_hz, f, d, right=0.0)
 
     def tx_sigma(self, mean_symbol_power: float) -> float:
         """Rms of the noise added to each transmitted symbol (in symbol units)."""
@@ -160,7 +182,8 @@ class Noise:
 
 
 def shaped_noise_filter(
-    psd_v2_per_hz: float, baud_hz: float, transfer, f_max_hz: float | None = None, n_taps: int = 17
+    psd_v2_per_hz: float, baud_hz: float, transfer, f_max_hz: float | None = None, n_taps: int = 17,
+    extra_psd=None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """A symbol-spaced FIR that turns unit white noise into the sampled receiver noise.
 
@@ -168,14 +191,16 @@ def shaped_noise_filter(
     UI its autocorrelation is ``R[k] = psd * integral_0^inf |H|^2 cos(2 pi f k UI) df``.
     Returns ``(g, R)``: a zero-phase FIR ``g`` (``n_taps``, odd) with ``g * g = R``
     (the spectral factor of the aliased spectrum, truncated and rescaled so that the
-    variance ``R[0]`` is exact) and ``R[0 .. n_taps // 2]``.
+    variance ``R[0]`` is exact) and ``R[0 .. n_taps // 2]``. ``extra_psd``: a function of
+    frequency adding a shaped density to ``psd`` before the transfer
+    (:attr:`Noise.input_psd`).
     """
     psd = number(psd_v2_per_hz, "rx_noise_psd_v2_per_hz", nonneg=True)
     fb = number(baud_hz, "baud_hz", positive=True)
     f_max = 40 * fb if f_max_hz is None else f_max_hz
     half = n_taps // 2
     f = np.linspace(0.0, f_max, 40_001)
-    s = psd * np.abs(transfer(f)) ** 2
+    s = (psd + (0.0 if extra_psd is None else extra_psd(f))) * np.abs(transfer(f)) ** 2
     tail = s[-1] / max(s.max(), 1e-300)
     if tail > 1e-6:
         raise ConfigError(

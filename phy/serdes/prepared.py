@@ -251,11 +251,12 @@ def _adc_noise(noise: Noise, tx: Transmitter, rx: Receiver, main: float, sym_pow
         if noise.tx_snr_db is not None:
             white2 += (main * tx.swing_v) ** 2 * 10 ** (-noise.tx_snr_db / 10)
         tx_sigma = 0.0
-    if noise.rx_noise_psd_v2_per_hz > 0:
+    if noise.rx_noise_psd_v2_per_hz > 0 or noise.input_psd is not None:
         if rx.bandwidth_hz is None:
-            raise ConfigError("a receiver noise density (rx_noise_psd_v2_per_hz) needs Receiver.bandwidth_hz")
+            raise ConfigError("a receiver noise density (rx_noise_psd_v2_per_hz, input_psd) needs Receiver.bandwidth_hz")
         rx_h = pl.front_end(None, rx.bandwidth_hz, rx.filter_order, rx.ctle)
-        g, R = shaped_noise_filter(noise.rx_noise_psd_v2_per_hz, baud, rx_h)
+        g, R = shaped_noise_filter(noise.rx_noise_psd_v2_per_hz, baud, rx_h,
+                                   extra_psd=noise.input_psd_at if noise.input_psd is not None else None)
         R = R.copy()
         R[0] += white2
         return g, R, white2, tx_sigma
