@@ -9,7 +9,8 @@
    not found in a primary source).
 3. **Monte Carlo through the chain against the analysis**: inner-decoded bits into the real
    RS decoder, against :func:`fec.hamming.outer_cer` and against independent errors.
-4. **The class table** at 106.25 and 212.5 Gb/s per lane (:func:`phy.link.optics.class_table`).
+4. **The class table** at 106.25 and 212.5 Gb/s per lane (:func:`phy.link.optics.class_table`),
+   with each transmitter's TDECQ through the span (:mod:`channels.tdecq`).
 5. **The laser and its reflections**: RIN against feedback across the regimes, and the worst
    connector reflectance the 200G DR4-class budget takes against the number of connectors,
    under KP4 alone and under the inner code (:mod:`channels.feedback`).
@@ -97,7 +98,8 @@ def table() -> None:
     for r in class_table():
         print(f"  {r['lane_rate_bps'] / 1e9:g}G {r['kind']:4s} {'PASS' if r['passes'] else 'FAIL'} margin "
               f"{r['margin_db']:.2f} dB, pre-FEC {r['pre_fec_ber']:.3g} (takes {r['required_pre_fec_ber']:.3g}), "
-              f"{r['latency_ns']:.0f} ns, {r['energy_pj_per_bit']:.1f} pJ/bit ({r['module_power_w']:g} W module; "
+              f"{r['latency_ns']:.0f} ns, {r['energy_pj_per_bit']:.1f} pJ/bit, TDECQ {r['tdecq_db']:.2f} dB "
+              f"(limit 3.4 dB for 400GBASE-DR4) ({r['module_power_w']:g} W module; "
               f"published: {r['published']})" + (f"; {r['short_by']}: {r['decides']}" if r["short_by"] else ""))
 
 

@@ -10,7 +10,7 @@ their loss, reflections, quality and crosstalk, and their pulse responses.
 Units are SI throughout (Hz, s, m, ohm); names ending in ``_db`` are losses in dB.
 """
 
-from . import assembly, crosstalk, feedback, grid, icn, library, media, optical, quality
+from . import assembly, crosstalk, feedback, grid, icn, library, media, optical, quality, tdecq
 from .channel import Channel, ILDResult, cascade
 from .errors import ChannelError, ChannelQualityWarning, TouchstoneWarning
 from .grid import GridInfo
@@ -42,6 +42,7 @@ __all__ = [
     "media",
     "feedback",
     "optical",
+    "tdecq",
     "quality",
     "read_network",
 ]

@@ -184,7 +184,8 @@ def class_table(lane_rates_bps=(106.25e9, 212.5e9), kinds=("dsp", "lpo", "lro", 
     802.3dj inner code (``inner``: lane rate to (code, decoder), default
     ``{212.5e9: ("SFEC", "chase")}``). Each row: the verdict and margin, the pre-FEC BER
     against what the FEC takes, latency, energy per bit and its terms, the published module
-    figure, and for a class that does not close, by how much and which impairment
+    figure, the transmitter's TDECQ through the span (:func:`channels.tdecq.tdecq`), and for
+    a class that does not close, by how much and which impairment
     decides (:func:`_what_decides`: the optical noise, or ISI and loss)."""
     from .report import evaluate_link
     from .spec import LinkSpec
@@ -201,6 +202,9 @@ def class_table(lane_rates_bps=(106.25e9, 212.5e9), kinds=("dsp", "lpo", "lro", 
             code, dec = inner.get(rate, (None, "chase"))
             r = evaluate_link(LinkSpec(optics=oc, lanes=lanes, lane_rate_bps=rate, inner_fec=code, inner_decoder=dec,
                                        name=f"{kind} {rate / 1e9:g}G"))
+            from channels.tdecq import tdecq
+
+            tq = tdecq(oc.path, rate / 2)
             why = None if r.passes else (f"short by {r.required_margin_db - r.margin_db:.2f} dB of margin"
                                          if math.isfinite(r.margin_db) else "an eye closes")
             decides = None if r.passes else _what_decides(oc, r, lanes, rate, code, dec)
@@ -210,5 +214,6 @@ def class_table(lane_rates_bps=(106.25e9, 212.5e9), kinds=("dsp", "lpo", "lro", 
                          "latency_ns": r.latency_s * 1e9, "energy_pj_per_bit": r.energy_j_per_bit * 1e12,
                          "energy_terms_pj_per_bit": {k: v * 1e12 for k, v in r.energy_breakdown_j_per_bit.items()},
                          "module_power_w": oc.module_power_w, "published": PUBLISHED_MODULES[kind],
+                         "tdecq_db": tq.tdecq_db, "tdecq_ceq_db": tq.ceq_db,
                          "short_by": why, "decides": decides, "reasons": list(r.reasons)})
     return rows
