@@ -239,6 +239,15 @@ class InnerPoint:
                 "ber_out": self.ber_out.to_dict()}
 
 
+def _through(code: HammingCode, sigma: float, words: int, decoder: str, rng, lrp: int):
+    """``words`` random messages encoded, sent over Gray PAM4 with noise ``sigma`` and
+    decoded: (the codewords, the hard decisions, the decoder's result)."""
+    c = code.encode(rng.integers(0, 2, (words, code.k), dtype=np.uint8))
+    llr = pam4_llr(c, sigma, rng)
+    hard = (llr < 0).astype(np.uint8)
+    return c, hard, code.decode_hard(hard) if decoder == "hard" else code.decode_chase(llr, lrp)
+
+
 def inner_point(code: HammingCode, sigma: float, words: int, decoder: str = "chase", seed: int | None = 0,
                 lrp: int = 2, chunk: int = 50_000) -> InnerPoint:
     """``words`` random messages encoded, sent over Gray PAM4 with Gaussian noise ``sigma``,
@@ -256,10 +265,7 @@ def inner_point(code: HammingCode, sigma: float, words: int, decoder: str = "cha
     left = nw
     while left:
         b = min(left, check.integer(chunk, "chunk", 1))
-        c = code.encode(rng.integers(0, 2, (b, code.k), dtype=np.uint8))
-        llr = pam4_llr(c, sigma, rng)
-        hard = (llr < 0).astype(np.uint8)
-        dec = code.decode_hard(hard) if decoder == "hard" else code.decode_chase(llr, lrp)
+        c, hard, dec = _through(code, sigma, b, decoder, rng, lrp)
         raw += int(np.count_nonzero(hard != c))
         out += int(np.count_nonzero(dec.words != c))
         left -= b
@@ -330,11 +336,7 @@ def failure_profile(code: HammingCode, sigma: float, words: int, decoder: str = 
     nw = check.integer(words, "words", 1)
     if nw > 10**7:
         raise FecError(f"words must be at most 1e7, got {nw}")
-    rng = np.random.default_rng(check.seed(seed))
-    c = code.encode(rng.integers(0, 2, (nw, code.k), dtype=np.uint8))
-    llr = pam4_llr(c, sigma, rng)
-    hard = (llr < 0).astype(np.uint8)
-    dec = code.decode_hard(hard) if decoder == "hard" else code.decode_chase(llr, lrp)
+    c, hard, dec = _through(code, sigma, nw, decoder, np.random.default_rng(check.seed(seed)), lrp)
     bad = (dec.words[:, : code.k] != c[:, : code.k]).reshape(nw, code.k // sb, sb).any(axis=2)
     return (np.bincount(bad.sum(axis=1), minlength=code.k // sb + 1) / nw,
             float(np.count_nonzero(hard != c)) / (nw * code.n))
