@@ -70,8 +70,8 @@ def thresholds() -> None:
     for dec in ("hard", "chase"):
         for ways in (1, 4, 16):
             r = concatenated_threshold(decoder=dec, interleave=ways, words=150_000)
-            print(f"  {dec:5s} interleave {ways:2d}: {r['threshold_ber']:.3g} ({r['gain']:.1f}x KP4's); if the inner "
-                  f"output's errors were independent: {r['independent_threshold_ber']:.3g}")
+            print(f"  {dec:5s} interleave {ways:2d}: {r['threshold_ber']:.3g} ({r['gain']:.1f}x KP4's)")
+    print(f"  SECDED were its output's errors independent: {r['independent_threshold_ber']:.3g}")
 
 
 def chain(n_cw: int = 1500) -> None:

@@ -282,9 +282,9 @@ def concatenated_threshold(code: HammingCode = None, outer=None, target: float =
     Monte Carlo profiles (:func:`failure_profile`, ``words`` each, Gray PAM4 with Gaussian
     noise) at noise levels bracketing it, the CER log-log interpolated in the raw BER.
     Returns it beside the outer code's own threshold for independent errors and the gain;
-    ``independent_ber`` is what the inner output would need if its errors were independent
-    (:func:`fec.required_ber`), the threshold an analysis ignoring inner-word failures
-    would give (``independent_threshold_ber``)."""
+    ``independent_threshold_ber`` is SECDED's threshold were its output's errors
+    independent (its closed-form output BER at the outer code's threshold): what an
+    analysis ignoring whole inner-word failures would give."""
     from scipy import optimize
 
     from .analysis import required_ber
