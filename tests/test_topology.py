@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 import time
 
 import numpy as np
@@ -278,33 +279,66 @@ def test_mixture_of_experts_touches_more_weights_as_the_batch_grows():
 
 
 # ----------------------------------------------------------------------------- exports
-def test_exports_read_back_with_units(nvl72):
+def _genz_reads(entry: dict) -> dict:
+    """What GenZ makes of a system entry, as ``GenZ/LLM_inference/utils.py`` ``get_configs``
+    and ``GenZ/unit.py`` do: ``System(flops=Flops, off_chip_mem_size=Memory_size * 1024,
+    offchip_mem_bw=Memory_BW, interchip_link_bw=ICN, interchip_link_latency=ICN_LL)`` with
+    the default ``Unit`` (Tflops: 1e12; MB: 2^20 bytes; GBsec: 2^30 bytes/s; us)."""
+    assert entry.get("real_values") is True  # else get_configs ignores the values
+    return {"flops": entry["Flops"] * 1e12, "memory_bytes": entry["Memory_size"] * 1024 * 2**20,
+            "memory_bw": entry["Memory_BW"] * 2**30, "link_bw": entry["ICN"] * 2**30,
+            "link_latency_s": entry["ICN_LL"] * 1e-6}
+
+
+_NS3_TIME = re.compile(r"^(\d+(?:\.\d+)?)(s|ms|us|ns)$")  # a number then its unit: no exponent (HPCC's ns-3)
+
+
+def _ns3_seconds(text: str) -> float:
+    m = _NS3_TIME.match(text)
+    assert m, f"ns-3 cannot read the time {text!r}"
+    return float(m.group(1)) * {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}[m.group(2)]
+
+
+def test_exports_read_back_as_their_tools_read_them(nvl72):
     topo, r = nvl72
     a = yaml.safe_load(export.astra_sim_network(r))
     assert a["topology"] == ["Switch"] and a["npus_count"] == [72]
     assert a["bandwidth"][0] * 2**30 == pytest.approx(900e9, rel=1e-12)     # GB = 2^30 bytes
-    assert 2 * a["latency"][0] * 1e-9 == pytest.approx(r.one_way["remote"].total_s, rel=1e-12)  # two hops
+    assert isinstance(a["latency"][0], int)                                  # whole ns, rounded
+    assert abs(2 * a["latency"][0] * 1e-9 - r.one_way["remote"].total_s) <= 1e-9  # two hops
     mem = json.loads(export.astra_sim_remote_memory(r))
+    assert mem["memory-type"] == "PER_NPU_MEMORY_EXPANSION"                 # each GPU its own 900 GB/s port
     assert mem["remote-mem-bw"] == pytest.approx(900.0)                      # bytes per ns
-    assert mem["remote-mem-latency"] == pytest.approx(r.round_trip["remote"].total_s * 1e9)
+    assert mem["remote-mem-latency"] == round(r.round_trip["remote"].total_s * 1e9)
     c = export.calculon_network(r)
     small = r.collective("all_reduce", 8.0)
     assert c["bandwidth"] * 1e9 == pytest.approx(900e9) and c["latency"] == pytest.approx(small.latency_s)
     assert c["size"] == 72 and c["ops"]["all_reduce"] == [2.0, -1]
-    g = export.genz_icn(r)
-    assert g["ICN"] == pytest.approx(900.0) and g["ICN_LL"] * 1e-6 == pytest.approx(r.alpha_s)
+    g = _genz_reads(export.genz_system(r))
+    assert g["link_bw"] == pytest.approx(900e9, rel=1e-12)                   # not 966 GB/s
+    assert g["link_latency_s"] == pytest.approx(r.alpha_s)
+    assert g["flops"] == pytest.approx(2.5e15) and g["memory_bw"] == pytest.approx(8e12)
+    assert g["memory_bytes"] == pytest.approx(192e9)
+    assert export.genz_icn(r)["ICN"] == pytest.approx(838.19, abs=0.01)
     ll = export.llmcompass_link(r, header_size_byte=16)
-    assert ll["bandwidth_both_directions_byte"] == pytest.approx(1.8e12)
-    assert ll["max_payload_size_byte"] == 640 - 16
+    # LLMCompass multiplies one link by the device's link count: 18 x 50 GB/s = 900 GB/s
+    assert ll["link_count_per_device"] == 18
+    assert ll["link"]["bandwidth_per_direction_byte"] * ll["link_count_per_device"] == pytest.approx(900e9)
+    assert ll["link"]["max_payload_size_byte"] == 640 - 16
     text = export.ns3_topology(topo, r).splitlines()
     assert text[0].split() == ["90", "18", "1296"]
     assert text[1].split() == [str(i) for i in range(72, 90)]
-    src, dst, rate, delay, _err = text[2].split()
+    rows = [line.split() for line in text[2:]]
     i = 0
+    src, dst, rate, delay, loss = rows[i]
     assert (int(src), int(dst)) == (int(topo.src[i]), int(topo.dst[i]))
     rep = topo.classes[0].report(float(topo.length_m[i]))
     assert float(rate.removesuffix("Gbps")) * 1e9 == pytest.approx(rep.usable_bandwidth_bps, rel=1e-6)
-    assert float(delay.removesuffix("ms")) * 1e-3 == pytest.approx(rep.latency_s, rel=1e-6)
+    # GPU to switch to GPU over two links carries the switch's 200 ns once
+    two = _ns3_seconds(rows[0][3]) + _ns3_seconds(rows[1][3])
+    assert two == pytest.approx(2 * rep.latency_s + 200e-9, abs=2e-12)
+    assert float(loss) == pytest.approx(-np.expm1(8000 * np.log1p(-rep.post_fec_ber)), rel=1e-5)
+    assert all(_ns3_seconds(row[3]) > 0 for row in rows)
     d = json.loads(export.to_json(r))
     assert d["accel_bandwidth_bps"] == pytest.approx(900e9)
 

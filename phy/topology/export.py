@@ -11,12 +11,19 @@ The formats and their units (../shared/REFERENCES.md, "System simulators' link i
 * **Calculon** ``networks[]``: ``bandwidth`` (GB/s, 10^9 bytes), ``efficiency``,
   ``size``, ``latency`` (s), ``ops`` per collective ``[scalar, offset]`` (the data moved
   is ``scalar x (n + offset) / n`` of the buffer: all-reduce ``[2, -1]``).
-* **GenZ**: ``ICN`` (GB/s) and ``ICN_LL`` (us).
-* **LLMCompass** link: ``bandwidth_per_direction_byte``, ``bandwidth_both_directions_byte``
-  (B/s), ``latency_second``, ``flit_size_byte``, ``header_size_byte``,
-  ``max_payload_size_byte``.
-* **ns-3** style topology text: ``nodes switches links``, the switch ids, then one line
-  per link ``src dst <rate>Gbps <delay>ms <error_rate>``.
+* **GenZ** system entry (``Systems/system_configs.py``, read by
+  ``GenZ/LLM_inference/utils.py`` ``get_configs`` through ``GenZ/unit.py``): ``Flops``
+  (TFLOPS, 10^12), ``Memory_size`` (GB read as 1024 MB of 2^20 bytes: 2^30 bytes),
+  ``Memory_BW`` and ``ICN`` (GB/s with **GB = 2^30 bytes**, its ``binary_dicts``),
+  ``ICN_LL`` (us), ``real_values``.
+* **LLMCompass**: one physical link (``bandwidth_per_direction_byte``,
+  ``bandwidth_both_directions_byte`` in B/s, ``latency_second``, ``flit_size_byte``,
+  ``header_size_byte``, ``max_payload_size_byte``), the device's links
+  ``link_count_per_device`` (its bandwidth is the link's times that) and a ``topology``.
+* **ns-3** style topology text (HPCC's ns-3): ``nodes switches links``, the switch ids,
+  then one line per link ``src dst <rate>Gbps <delay>ns <loss>``: the delay a plain decimal
+  (its ``Time`` parser takes no exponent) with half of each switch end's port-to-port
+  latency in it (ns-3's switch adds none), the last column a per-packet loss probability.
 * Plain JSON: :meth:`TopologyReport.to_dict`.
 
 Bandwidths are per accelerator and per direction. Each export carries the latency its
@@ -45,6 +52,7 @@ __all__ = [
     "astra_sim_remote_memory",
     "calculon_network",
     "genz_icn",
+    "genz_system",
     "llmcompass_link",
     "ns3_topology",
     "to_json",
@@ -67,7 +75,7 @@ def astra_sim_network(report: TopologyReport, dims: list[tuple[str, int, str]] |
     accelerators on the ``remote`` route). Each dimension's bandwidth is the accelerator's
     bandwidth per direction in GiB/s; its latency per hop is the route's one-way transfer
     (every layer up to the endpoints, :attr:`TopologyReport.one_way`) divided by its hops
-    (2 for ``Switch``, 1 otherwise).
+    (2 for ``Switch``, 1 otherwise), rounded to whole ns (ASTRA-sim reads integers).
     """
     r = _report(report)
     dims = dims or [("Switch", r.n_accelerators, "remote")]
@@ -82,30 +90,33 @@ def astra_sim_network(report: TopologyReport, dims: list[tuple[str, int, str]] |
         topo.append(kind)
         npus.append(int(count))
         bw.append(r.accel_bandwidth_bps / GIB)
-        lat.append(r.one_way[path].total_s * 1e9 / hops)
+        lat.append(int(round(r.one_way[path].total_s * 1e9 / hops)))
 
     def row(xs):
         return "[ " + ", ".join(x if isinstance(x, str) else repr(float(x)) if isinstance(x, float) else str(x)
                                 for x in xs) + " ]"
 
     return (f"# {r.name}: linkmodel roll-up; bandwidth in GB/s (2^30 bytes) per NPU per direction, "
-            f"latency in ns per hop\n"
+            f"latency in whole ns per hop (rounded)\n"
             f"topology: {row(topo)}\nnpus_count: {row(npus)}\nbandwidth: {row(bw)}\nlatency: {row(lat)}\n")
 
 
-def astra_sim_remote_memory(report: TopologyReport, *, memory_type: str = "PER_NODE_MEMORY_EXPANSION",
+def astra_sim_remote_memory(report: TopologyReport, *, memory_type: str = "PER_NPU_MEMORY_EXPANSION",
                             num_nodes: int = 1, npus_per_node: int | None = None,
                             memory_latency_s: float | None = None) -> str:
     """ASTRA-sim's remote-memory JSON for weights over this fabric: latency a remote read's
     round trip on the farthest route (:attr:`TopologyReport.round_trip`, the memory's own
-    access included; ``memory_latency_s`` replaces that access), in ns; bandwidth the
-    accelerator's per direction (bytes per ns)."""
+    access included; ``memory_latency_s`` replaces that access), in whole ns (ASTRA-sim's
+    latencies are integers: rounded); bandwidth the accelerator's per direction (bytes per
+    ns). ``PER_NPU_MEMORY_EXPANSION`` (default) gives every NPU its own port of that
+    bandwidth; ``PER_NODE_MEMORY_EXPANSION`` would make the node's ``npus_per_node`` NPUs
+    share one."""
     r = _report(report)
     d = {
         "memory-type": str(memory_type),
         "num-nodes": integer(num_nodes, "num_nodes", 1),
         "num-npus-per-node": integer(npus_per_node or r.n_accelerators, "npus_per_node", 1),
-        "remote-mem-latency": _read_s(r, memory_latency_s) * 1e9,
+        "remote-mem-latency": int(round(_read_s(r, memory_latency_s) * 1e9)),
         "remote-mem-bw": r.accel_bandwidth_bps / 1e9,
     }
     return json.dumps(d, indent=2)
@@ -137,38 +148,70 @@ def calculon_network(report: TopologyReport, efficiency: float = 1.0) -> dict:
 
 
 def genz_icn(report: TopologyReport) -> dict:
-    """GenZ's interconnect: ``ICN`` (GB/s per direction) and ``ICN_LL`` (us), the latency
-    GenZ charges per ring step (``GenZ/collective_times.py``: ``5 us + 2 (N-1) ICN_LL +
-    ...`` per all-reduce): one hop and the receiver's poll (:attr:`TopologyReport.alpha_s`)."""
+    """GenZ's interconnect: ``ICN`` per direction in its GB/s of 2^30 bytes (900 GB/s is
+    838.19) and ``ICN_LL`` (us), the latency GenZ charges per ring step
+    (``GenZ/collective_times.py``: ``5 us + 2 (N-1) ICN_LL + ...`` per all-reduce): one hop
+    and the receiver's poll (:attr:`TopologyReport.alpha_s`)."""
     r = _report(report)
-    return {"ICN": r.accel_bandwidth_bps / 1e9, "ICN_LL": r.alpha_s * 1e6}
+    return {"ICN": r.accel_bandwidth_bps / GIB, "ICN_LL": r.alpha_s * 1e6}
+
+
+def genz_system(report: TopologyReport, precision: str = "bf16") -> dict:
+    """A complete GenZ system entry for one accelerator of this fabric: ``Flops`` (dense
+    TFLOPS at ``precision``, GenZ's ``bf16`` reference: its ``compute_multiplier`` scales
+    other precisions), ``Memory_size`` (2^30 bytes), ``Memory_BW`` (2^30 B/s), the
+    interconnect of :func:`genz_icn` and ``real_values`` (the flag ``get_configs`` reads
+    the values under)."""
+    r = _report(report)
+    acc = r.accelerator
+    return {"Flops": acc.flops_at(precision) / 1e12, "Memory_size": acc.memory.capacity_bytes / GIB,
+            "Memory_BW": acc.memory.bandwidth_bps / GIB, **genz_icn(r), "real_values": True}
 
 
 def llmcompass_link(report: TopologyReport, *, flit_size_byte: int = 640, header_size_byte: int = 0,
-                    max_payload_size_byte: int | None = None) -> dict:
-    """An LLMCompass-style link (bytes, seconds); its latency a transfer's one way on the
-    farthest route; flit sizes default to UALink's 640-byte flit (REFERENCES.md) with the
-    header you give."""
+                    max_payload_size_byte: int | None = None, topology: str = "FC") -> dict:
+    """LLMCompass's interconnect: one physical link (bytes, seconds: an accelerator's
+    bandwidth over its :attr:`TopologyReport.links_per_accelerator` links; the latency a
+    transfer's one way on the farthest route), ``link_count_per_device`` (LLMCompass
+    multiplies the link's bandwidth by it) and ``topology`` (``"FC"``, every device
+    reached directly: a single-switch domain as LLMCompass can model it). Flit sizes default
+    to UALink's 640-byte flit (REFERENCES.md) with the header you give."""
     r = _report(report)
     f = integer(flit_size_byte, "flit_size_byte", 1)
     h = integer(header_size_byte, "header_size_byte", 0, f - 1)
+    links = max(1, int(r.links_per_accelerator))
+    per = r.accel_bandwidth_bps / links
     return {
-        "bandwidth_per_direction_byte": r.accel_bandwidth_bps,
-        "bandwidth_both_directions_byte": 2 * r.accel_bandwidth_bps,
-        "latency_second": r.one_way["remote"].total_s if "remote" in r.one_way else r.alpha_s,
-        "flit_size_byte": f,
-        "header_size_byte": h,
-        "max_payload_size_byte": integer(max_payload_size_byte or f - h, "max_payload_size_byte", 1, f - h),
+        "link": {
+            "bandwidth_per_direction_byte": per,
+            "bandwidth_both_directions_byte": 2 * per,
+            "latency_second": r.one_way["remote"].total_s if "remote" in r.one_way else r.alpha_s,
+            "flit_size_byte": f,
+            "header_size_byte": h,
+            "max_payload_size_byte": integer(max_payload_size_byte or f - h, "max_payload_size_byte", 1, f - h),
+        },
+        "link_count_per_device": links,
+        "topology": str(topology),
     }
 
 
-def ns3_topology(topology: Topology, report: TopologyReport) -> str:
-    """ns-3 style topology text: every link with its usable rate (Gb/s), one-way latency
-    (ms) and delivered bit error ratio, from the link class at the link's length."""
+def ns3_topology(topology: Topology, report: TopologyReport, packet_bytes: int = 1000) -> str:
+    """ns-3 style topology text (HPCC's ns-3): every link with its usable rate (Gb/s), its
+    one-way latency with half the port-to-port latency of each switch at its ends (ns-3's
+    switch adds none, so accelerator to switch to accelerator carries the switch once), in
+    ns as a plain decimal, and the probability that a ``packet_bytes`` packet is lost
+    (``1 - (1 - BER)^(8 packet_bytes)``, the link's delivered BER), which is what HPCC
+    reads in that column."""
     if not isinstance(topology, Topology):
         raise ConfigError(f"expected a Topology, got {type(topology).__name__}")
     _report(report)
     n = topology.n_accelerators
+    pb = integer(packet_bytes, "packet_bytes", 1, 2**20)
+    half = np.zeros(topology.n_nodes)  # half of each switch's port-to-port latency (s)
+    off = n
+    for t in topology.tiers:
+        half[off:off + t.count] = t.asic.latency_s / 2
+        off += t.count
     lines = [f"{topology.n_nodes} {topology.n_nodes - n} {topology.n_links}",
              " ".join(str(i) for i in range(n, topology.n_nodes))]
     rate = np.zeros(topology.n_links)
@@ -179,10 +222,10 @@ def ns3_topology(topology: Topology, report: TopologyReport) -> str:
         for i in sel:
             rep = cls.report(float(topology.length_m[i]))
             rate[i] = rep.usable_bandwidth_bps / 1e9
-            delay[i] = rep.latency_s * 1e3
-            ber[i] = rep.post_fec_ber
+            delay[i] = (rep.latency_s + half[topology.src[i]] + half[topology.dst[i]]) * 1e9
+            ber[i] = -np.expm1(8 * pb * np.log1p(-min(rep.post_fec_ber, 0.5)))
     for s, d, g, t, e in zip(topology.src, topology.dst, rate, delay, ber):
-        lines.append(f"{s} {d} {g:.6g}Gbps {t:.9g}ms {e:.3g}")
+        lines.append(f"{s} {d} {g:.3f}Gbps {t:.3f}ns {e:.6g}")
     return "\n".join(lines) + "\n"
 
 

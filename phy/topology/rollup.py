@@ -69,6 +69,8 @@ class TopologyReport:
         Every watt of the fabric (:mod:`phy.topology.power`): SerDes at both ends, retimers,
         modules, switch cores; per accelerator, per rack, each rack with its accelerators.
         ``link_power_w`` is the links' part (the switch cores excluded).
+    links_per_accelerator : int
+        The fewest links an accelerator has to the fabric (its level-0 links).
     """
 
     name: str
@@ -95,6 +97,7 @@ class TopologyReport:
     link_reports: dict
     notes: list = field(default_factory=list)
     power: FabricPower | None = None
+    links_per_accelerator: int = 0
 
     @property
     def alpha_s(self) -> float:
@@ -207,6 +210,7 @@ def rollup(topo: Topology, *, utilisations=UTILISATIONS) -> TopologyReport:
         cables_by_class=_cables_by_class(topo, cables), link_power_w=float(ev.power.sum()), phy_floor_s=floor,
         phy_floor_breakdown_s=brk, worst_phy_floor_s=worst, one_way=ow, round_trip=rt, loaded_s=loaded,
         collectives=col, failing=ev.failing, link_reports=ev.reports, notes=notes, power=power,
+        links_per_accelerator=int(np.bincount(acc_end[lvl0], minlength=n).min()),
     )
 
 
