@@ -280,8 +280,8 @@ def test_mixture_of_experts_touches_more_weights_as_the_batch_grows():
 
 # ----------------------------------------------------------------------------- exports
 def _genz_reads(entry: dict) -> dict:
-    """What GenZ makes of a system entry, as ``GenZ/LLM_inference/utils.py`` ``get_configs``
-    and ``GenZ/unit.py`` do: ``System(flops=Flops, off_chip_mem_size=Memory_size * 1024,
+    """What GenZ makes of a system entry, as ``GenZ/LLM_inference/utils.py``
+    ``get_inference_system`` and ``GenZ/unit.py`` do (its own code runs in the next test): ``System(flops=Flops, off_chip_mem_size=Memory_size * 1024,
     offchip_mem_bw=Memory_BW, interchip_link_bw=ICN, interchip_link_latency=ICN_LL)`` with
     the default ``Unit`` (Tflops: 1e12; MB: 2^20 bytes; GBsec: 2^30 bytes/s; us)."""
     assert entry.get("real_values") is True  # else get_configs ignores the values
@@ -341,6 +341,22 @@ def test_exports_read_back_as_their_tools_read_them(nvl72):
     assert all(_ns3_seconds(row[3]) > 0 for row in rows)
     d = json.loads(export.to_json(r))
     assert d["accel_bandwidth_bps"] == pytest.approx(900e9)
+
+
+def test_genz_reads_the_export_through_its_own_code(nvl72):
+    genz = pytest.importorskip("GenZ.LLM_inference.utils")
+    from GenZ.collective_times import get_AR_time
+
+    _topo, r = nvl72
+    s = genz.get_inference_system(export.genz_system(r))
+    assert s.interchip_link_bw == pytest.approx(900e9, rel=1e-12)
+    assert s.interchip_link_latency == pytest.approx(r.alpha_s, rel=1e-12)
+    assert s.offchip_mem_bw == pytest.approx(8e12) and s.off_chip_mem_size == pytest.approx(192e9)
+    assert s.flops == pytest.approx(2.5e15)
+    # its all-reduce (GenZ/collective_times.py, ms): 5 us, one ICN_LL per ring step, the ring's bytes
+    n, size = 72, 2.0**30
+    want = 5e-6 + 2 * (n - 1) * r.alpha_s + 2 * (n - 1) * (size / n) / 900e9
+    assert get_AR_time(size, n, s) * 1e-3 == pytest.approx(want, rel=1e-9)
 
 
 # ----------------------------------------------------------------------------- bad input
