@@ -321,7 +321,14 @@ def test_exports_read_back_as_their_tools_read_them(nvl72):
     assert g["memory_bytes"] == pytest.approx(192e9)
     assert export.genz_icn(r)["ICN"] == pytest.approx(838.19, abs=0.01)
     ll = export.llmcompass_link(r, header_size_byte=16)
-    # LLMCompass multiplies one link by the device's link count: 18 x 50 GB/s = 900 GB/s
+    # LLMCompass (design_space_exploration/dse.py, software_model/communication_primitives.py)
+    # reads interconnect.link, link_count_per_device and topology "FC", and gives each of the
+    # other devices link x count / (devices - 1): 18 x 50 GB/s = 900 GB/s in all
+    assert set(ll) == {"link", "link_count_per_device", "topology"} and ll["topology"] == "FC"
+    assert set(ll["link"]) >= {"bandwidth_per_direction_byte", "bandwidth_both_directions_byte", "latency_second",
+                               "flit_size_byte", "max_payload_size_byte", "header_size_byte"}
+    edge = ll["link"]["bandwidth_per_direction_byte"] * ll["link_count_per_device"] / (72 - 1)
+    assert edge * 71 == pytest.approx(900e9)
     assert ll["link_count_per_device"] == 18
     assert ll["link"]["bandwidth_per_direction_byte"] * ll["link_count_per_device"] == pytest.approx(900e9)
     assert ll["link"]["max_payload_size_byte"] == 640 - 16

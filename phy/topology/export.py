@@ -170,12 +170,16 @@ def genz_system(report: TopologyReport, precision: str = "bf16") -> dict:
 
 def llmcompass_link(report: TopologyReport, *, flit_size_byte: int = 640, header_size_byte: int = 0,
                     max_payload_size_byte: int | None = None, topology: str = "FC") -> dict:
-    """LLMCompass's interconnect: one physical link (bytes, seconds: an accelerator's
-    bandwidth over its :attr:`TopologyReport.links_per_accelerator` links; the latency a
-    transfer's one way on the farthest route), ``link_count_per_device`` (LLMCompass
-    multiplies the link's bandwidth by it) and ``topology`` (``"FC"``, every device
-    reached directly: a single-switch domain as LLMCompass can model it). Flit sizes default
-    to UALink's 640-byte flit (REFERENCES.md) with the header you give."""
+    """The ``interconnect`` block of an LLMCompass architecture file, as its
+    ``design_space_exploration/dse.py`` ``read_architecture_template`` reads it: one
+    physical ``link`` (bytes, seconds: an accelerator's bandwidth over its
+    :attr:`TopologyReport.links_per_accelerator` links; the latency a transfer's one way on
+    the farthest route), ``link_count_per_device`` and ``topology`` (``"FC"``; anything else
+    is read as a ring). Its all-reduce (``software_model/communication_primitives.py``)
+    gives each of the other ``device_count - 1`` devices ``link x link_count_per_device /
+    (device_count - 1)``, so a device's total is the accelerator's bandwidth, as a
+    single-switch domain's. Flit sizes default to UALink's 640-byte flit (REFERENCES.md)
+    with the header you give (LLMCompass rounds the header up to whole flits)."""
     r = _report(report)
     f = integer(flit_size_byte, "flit_size_byte", 1)
     h = integer(header_size_byte, "header_size_byte", 0, f - 1)
