@@ -12,7 +12,7 @@ The formats and their units (../shared/REFERENCES.md, "System simulators' link i
   ``size``, ``latency`` (s), ``ops`` per collective ``[scalar, offset]`` (the data moved
   is ``scalar x (n + offset) / n`` of the buffer: all-reduce ``[2, -1]``).
 * **GenZ** system entry (``Systems/system_configs.py``, read by
-  ``GenZ/LLM_inference/utils.py`` ``get_configs`` through ``GenZ/unit.py``): ``Flops``
+  ``GenZ/LLM_inference/utils.py`` ``get_inference_system`` through ``GenZ/unit.py``): ``Flops``
   (TFLOPS, 10^12), ``Memory_size`` (GB read as 1024 MB of 2^20 bytes: 2^30 bytes),
   ``Memory_BW`` and ``ICN`` (GB/s with **GB = 2^30 bytes**, its ``binary_dicts``),
   ``ICN_LL`` (us), ``real_values``.
@@ -160,7 +160,7 @@ def genz_system(report: TopologyReport, precision: str = "bf16") -> dict:
     """A complete GenZ system entry for one accelerator of this fabric: ``Flops`` (dense
     TFLOPS at ``precision``, GenZ's ``bf16`` reference: its ``compute_multiplier`` scales
     other precisions), ``Memory_size`` (2^30 bytes), ``Memory_BW`` (2^30 B/s), the
-    interconnect of :func:`genz_icn` and ``real_values`` (the flag ``get_configs`` reads
+    interconnect of :func:`genz_icn` and ``real_values`` (the flag ``get_inference_system`` reads
     the values under)."""
     r = _report(report)
     acc = r.accelerator
