@@ -225,10 +225,8 @@ class OpticalTransmitter:
     reflectance_db : float, optional
         The transmitter's own reflectance, a reflector for multipath interference.
     rin_orl_db, isolation_db, coherence_collapse_db : float, optional
-        The return loss (dB) the RIN is specified at (802.3's ``RIN_xOMA``: 21.4 for
-        400GBASE-DR4), the loss back into the cavity (an isolator; None: what the
-        specification implies) and the coherence-collapse feedback (-40 dB): the RIN then
-        grows with what the path reflects back (:mod:`channels.feedback`). None: it does not.
+        The return loss the RIN is specified at (802.3's ``RIN_xOMA``, dB), the loss back into
+        the cavity, the coherence-collapse feedback: see :mod:`channels.feedback`.
     """
 
     oma_outer_dbm: float = 1.0

@@ -246,6 +246,12 @@ def _inner_profile(spec: LinkSpec, raw_ber: float) -> tuple[np.ndarray, str]:
     return q / q.sum(), "Chase-2, Monte Carlo profiles interpolated"
 
 
+def _covered_share(spec: LinkSpec, eyes) -> float:
+    """The share of the link's detector errors in the segments the inner code covers."""
+    total = sum(e.der for e in eyes)
+    return 1.0 if total <= 0 else sum(e.der for e, c in zip(eyes, covered(spec, eyes)) if c) / total
+
+
 def _inner_post_fec(spec: LinkSpec, der: float, eyes) -> tuple[float, float, float, None]:
     """(delivered BER, CER, FLR, None) with the inner code: the covered segments' share of
     ``der`` as raw bit errors (Gray: one bit per level error) through the inner decoder, the
@@ -257,9 +263,7 @@ def _inner_post_fec(spec: LinkSpec, der: float, eyes) -> tuple[float, float, flo
     from fec.hamming import outer_cer
 
     code, outer = spec.inner_fec, spec.fec
-    cov = covered(spec, eyes)
-    total = sum(e.der for e in eyes)
-    share = 1.0 if total <= 0 else sum(e.der for e, c in zip(eyes, cov) if c) / total
+    share = _covered_share(spec, eyes)
     raw = min(0.5, der * share / spec.bits_per_symbol)
     prof, _how = _inner_profile(spec, raw)
     rest = min(0.5, der * (1 - share) / spec.bits_per_symbol)
@@ -277,11 +281,8 @@ def _inner_post_fec(spec: LinkSpec, der: float, eyes) -> tuple[float, float, flo
 
 def inner_note(spec: LinkSpec, der: float, eyes) -> str:
     """The report's words on the inner code at the link's detector error ratio."""
-    cov = covered(spec, eyes)
-    total = sum(e.der for e in eyes)
-    share = 1.0 if total <= 0 else sum(e.der for e, c in zip(eyes, cov) if c) / total
-    raw = min(0.5, der * share / spec.bits_per_symbol)
+    raw = min(0.5, der * _covered_share(spec, eyes) / spec.bits_per_symbol)
     _prof, how = _inner_profile(spec, raw)
-    names = ", ".join(e.name for e, c in zip(eyes, cov) if c)
+    names = ", ".join(e.name for e, c in zip(eyes, covered(spec, eyes)) if c)
     return (f"inner code {spec.inner_fec.name} over {names} ({how}): raw BER {raw:.3g} into it, "
             f"the outer {spec.fec.name} over whole inner-word failures (fec.hamming.outer_cer)")
