@@ -31,13 +31,26 @@ N_FSTATE = 9
 CROSS_SUB = 8  # crossing-time bins per eye column
 
 
+@njit(cache=True, inline="always")
+def _log2(v):
+    """The exponent of a power of two."""
+    e = 0
+    while v > 1:
+        v >>= 1
+        e += 1
+    return e
+
+
 @njit(cache=True, fastmath=True)
 def scatter(out, n_lo, n_hi, k_lo, k_hi, a, b, idx, T0, T1, spu, jmin, jmax, shift):
     """``out[n - n_lo] += a_k T0[q] + b_k T1[q]`` for ``n`` in ``[n_lo, n_hi)`` and every
     symbol ``k`` in ``[k_lo, k_hi)`` with ``jmin <= n - k <= jmax``, where the flat index is
     ``q = idx[k] + (n - k) spu + shift`` and ``T[row, col]`` holds flat index ``row + col spu``.
 
-    (Slices indexed from zero let LLVM drop negative-index checks and vectorise.)"""
+    (Slices indexed from zero let LLVM drop negative-index checks and vectorise; a power of
+    two ``spu``, as usual, saves an integer division per symbol.)"""
+    pow2 = spu & (spu - 1) == 0
+    sh = _log2(spu)
     for k in range(k_lo, k_hi):
         n0 = max(n_lo, k + jmin)
         L = min(n_hi, k + jmax + 1) - n0
@@ -46,8 +59,12 @@ def scatter(out, n_lo, n_hi, k_lo, k_hi, a, b, idx, T0, T1, spu, jmin, jmax, shi
         ak = a[k]
         bk = b[k]
         q0 = idx[k] + (n0 - k) * spu + shift
-        row = q0 % spu
-        col = q0 // spu
+        if pow2:
+            row = q0 & (spu - 1)
+            col = q0 >> sh
+        else:
+            row = q0 % spu
+            col = q0 // spu
         dst = out[n0 - n_lo : n0 - n_lo + L]
         s0 = T0[row, col : col + L]
         s1 = T1[row, col : col + L]
@@ -100,11 +117,13 @@ def settled_cols(out, n_lo, n_hi, ax, bx, idx, S, spu, jpost, shift):
 
 
 @njit(cache=True, fastmath=True)
-def prepare_symbols(sent, levels, ffe, fmain, swing, txn, eps, pos_base, x, a, b, ax, bx, idx):
+def prepare_symbols(sent, levels, ffe, fmain, swing, txn, eps, pos_base, x, a, b, ax, bx, idx, dd, uu):
     """Per-symbol inputs of :func:`run_chunk`: the driver's amplitude ``x`` (Tx FFE on the
     levels, plus its noise), and each edge's table position ``pos_base - eps`` split into
     ``idx`` and interpolation weights (``a, b`` for the step ``d = x_k - x_(k-1)``, ``ax,
-    bx`` for ``x``). The FFE needs ``len(ffe)`` symbols of margin at both ends."""
+    bx`` for ``x``); and, when ``dd`` (and ``uu``) are as long as ``sent``, the tail's inputs
+    ``d`` (and ``d eps``). The FFE needs ``len(ffe)`` symbols of margin at both ends.
+    Returns the largest ``|d|`` and ``|d eps|`` written."""
     n = sent.size
     nt = ffe.size
     for k in range(n):
@@ -114,6 +133,10 @@ def prepare_symbols(sent, levels, ffe, fmain, swing, txn, eps, pos_base, x, a, b
             if 0 <= j < n:
                 acc += ffe[i] * levels[sent[j]]
         x[k] = (acc + txn[k]) * swing
+    tail = dd.size == n
+    jit = uu.size == n
+    d_max = 0.0
+    u_max = 0.0
     for k in range(n):
         pos = pos_base - eps[k]
         i = int(np.floor(pos))
@@ -124,6 +147,13 @@ def prepare_symbols(sent, levels, ffe, fmain, swing, txn, eps, pos_base, x, a, b
         b[k] = d * f
         ax[k] = x[k] * (1.0 - f)
         bx[k] = x[k] * f
+        if tail:
+            dd[k] = d
+            d_max = max(d_max, abs(d))
+            if jit:
+                uu[k] = d * eps[k]
+                u_max = max(u_max, abs(d * eps[k]))
+    return d_max, u_max
 
 
 @njit(cache=True, fastmath=True)
@@ -141,18 +171,48 @@ def fir_valid(x, g, out):
 
 
 @njit(cache=True, fastmath=True)
-def sample_row(y, n_lo, n_hi, a, b, ax, bx, idx, S, T0, T1, spu, jpre, jpost,
+def sample_row(y, n_lo, n_hi, a, b, ax, bx, idx, S, T0, T1, spu, hpre, hpost, jpost,
                agg_a, agg_b, agg_idx, agg_T0, agg_T1, agg_jmin, agg_jmax, shift):
-    """The samples of UIs ``[n_lo, n_hi)`` at the fine offset ``shift``: every edge's
-    share, the settled edges', and the pulse-based sources'."""
+    """The samples of UIs ``[n_lo, n_hi)`` at the fine offset ``shift``: the share of every
+    edge within the head's lags ``[-hpre, hpost]``, the settled edges' (older than
+    ``jpost``), and the pulse-based sources'. The lags between the head and ``jpost`` are
+    the tail's (:func:`add_tail`; none when ``hpost == jpost``)."""
     m = n_hi - n_lo
     for i in range(m):
         y[i] = 0.0
-    scatter(y, n_lo, n_hi, n_lo - jpost, n_hi + jpre, a, b, idx, T0, T1, spu, -jpre, jpost, shift)
+    scatter(y, n_lo, n_hi, n_lo - hpost, n_hi + hpre, a, b, idx, T0, T1, spu, -hpre, hpost, shift)
     settled(y, n_lo, n_hi, ax, bx, idx, S, spu, jpost, shift)
     for g in range(agg_a.shape[0]):
         scatter(y, n_lo, n_hi, n_lo - agg_jmax[g], n_hi - agg_jmin[g], agg_a[g], agg_b[g], agg_idx[g],
                 agg_T0[g], agg_T1[g], spu, agg_jmin[g], agg_jmax[g], shift)
+
+
+@njit(cache=True, fastmath=True)
+def add_tail(y, n_lo, n_hi, tb, tc, t_base, t_smin, shift):
+    """``y[n - n_lo] += sum_o tc[o, shift - t_smin] tb[o, n - t_base]``: the tail's share at
+    one sampling shift (its outputs ``tb`` per UI, their weights ``tc`` per shift)."""
+    no = tc.shape[0]
+    si = shift - t_smin
+    for o in range(no):
+        w = tc[o, si]
+        r = tb[o, n_lo - t_base : n_hi - t_base]
+        for i in range(n_hi - n_lo):
+            y[i] += w * r[i]
+
+
+@njit(cache=True, fastmath=True)
+def add_tail_cols(cols, n_lo, n_hi, tb, tc, t_base, t_smin, shift0):
+    """:func:`add_tail` for the columns ``p`` of ``cols[n - n_lo, p]`` (shift ``shift0 + p``)."""
+    no = tc.shape[0]
+    P = cols.shape[1]
+    s0 = shift0 - t_smin
+    for i in range(n_hi - n_lo):
+        row = cols[i]
+        for o in range(no):
+            v = tb[o, n_lo + i - t_base]
+            w = tc[o, s0 : s0 + P]
+            for p in range(P):
+                row[p] += w[p] * v
 
 
 @njit(cache=True, inline="always")
@@ -168,7 +228,7 @@ def adc(v, step, top):
 def run_chunk(
     g0, n, hist, block,
     a, b, ax, bx, idx, sym, data, precoded, M, levels, thresholds, gray,
-    S, T0, T1, spu, jpre, jpost,
+    S, T0, T1, spu, jpre, jpost, hpre, hpost, tb, tc, t_base, t_smin,
     agg_a, agg_b, agg_idx, agg_S, agg_T0, agg_T1, agg_jmin, agg_jmax,
     rxn, adc_step, adc_top, rxj, jit_on,
     ffe, fpre, dfe, gap,
@@ -180,19 +240,23 @@ def run_chunk(
 ):
     """Simulate the decisions of UIs ``g0 .. g0+n-1`` (global), sampling ``fpre`` UIs ahead.
 
-    Per-symbol arrays are local: global symbol ``g`` sits at ``g - g0 + hist``. The ADC
-    quantises each sample (``adc_step``, ``adc_top``); with ``jit_on`` each UI's sample is
-    taken ``rxj`` fine samples late, through the waveform's slope there (central
-    difference). Results
+    Per-symbol arrays are local: global symbol ``g`` sits at ``g - g0 + hist``. The edges
+    within the head's lags ``[-hpre, hpost]`` of a sample are read from the step table at
+    their own jittered times; the lags beyond, to ``[-jpre, jpost]``, come from the tail's
+    outputs ``tb`` (column ``n - t_base`` for local UI ``n``) weighted per sampling shift by
+    ``tc`` (column ``shift - t_smin``; no rows without a tail). The ADC quantises each
+    sample (``adc_step``, ``adc_top``); with ``jit_on`` each UI's sample is taken ``rxj``
+    fine samples late, through the waveform's slope there (central difference). Results
     accumulate in ``eye``, ``col_err`` (errors per eye column), ``cross`` (zero crossings
     of the ADC input by time offset, ``CROSS_SUB`` bins per column), ``wave_*``, ``err_*``,
     ``burst_hist`` and the state vectors (the CDR phase's extremes, and the first counted
     UI whose phase is beyond ``lock_bound`` fine samples); nothing is returned.
 
     One long function on purpose: the per-UI loop (FFE, DFE, slicer, counters, eye, CDR)
-    carries its state in registers from one UI to the next, and a helper for each step
-    would pass that state in and out on every UI of a billion-UI run; its steps are marked
-    by comments instead (the scatter and settle steps, per block, are their own kernels).
+    carries its state in local variables from one UI to the next (loaded from the state
+    vectors at the start, stored at the end), and a helper for each step would pass that
+    state in and out on every UI of a billion-UI run; its steps are marked by comments
+    instead (the scatter, settle and tail steps, per block, are their own kernels).
     """
     nt = ffe.size
     nd = dfe.size
@@ -209,24 +273,51 @@ def run_chunk(
     zrow = np.empty(P)
     cols = np.empty((block, P))
     zc = np.empty(P)
+    dec = np.empty(block, dtype=np.int64)
+    ph_ui = np.empty(block)
+    # the state, in registers for the loop
+    d0 = dfe[0] if nd > 0 else 0.0
+    a_prev = ahist[0] if nd > 0 else 0.0
+    inv_vstep = 1.0 / vstep
+    prev_d = istate[I_PREV]
+    lasterr = istate[I_LASTERR]
+    bstart = istate[I_BSTART]
+    berrs = istate[I_BERRS]
+    nrec = istate[I_NREC]
+    ncount = istate[I_NCOUNT]
+    symerr = istate[I_SYMERR]
+    dataerr = istate[I_DATAERR]
+    biterr = istate[I_BITERR]
+    nburst = istate[I_NBURST]
+    nw = istate[I_NWAVE]
+    unlock = istate[I_UNLOCK]
+    phase = fstate[F_PHASE]
+    integ = fstate[F_INTEG]
+    prevyf = fstate[F_PREVYF]
+    preva = fstate[F_PREVA]
+    phsum = fstate[F_PHSUM]
+    phsq = fstate[F_PHSQ]
+    lastraw = fstate[F_LASTRAW]
+    phmin = fstate[F_PHMIN]
+    phmax = fstate[F_PHMAX]
     for s0 in range(0, n, block):
         m = min(block, n - s0)
         # samples of UIs g0+s0+fpre .. (local n_lo .. n_hi), at the phase frozen for the block
         n_lo = hist + s0 + fpre
         n_hi = n_lo + m
-        ph_int = int(np.floor(fstate[F_PHASE] + 0.5))
-        want = eye_on or istate[I_NWAVE] < nwave
+        ph_int = int(np.floor(phase + 0.5))
+        want = eye_on or nw < nwave
         use_cols = want and g0 + s0 + fpre + m + nt > warmup  # columns fill the FFE before counting
         for i in range(m):
             y[i] = 0.0
-        k_lo = n_lo - jpost
-        k_hi = n_hi + jpre
         if use_cols:
             for i in range(m):
                 for p in range(P):
                     cols[i, p] = 0.0
-            scatter_cols(cols, n_lo, n_hi, k_lo, k_hi, a, b, idx, S, spu, -jpre, jpost, ph_int - half)
+            scatter_cols(cols, n_lo, n_hi, n_lo - hpost, n_hi + hpre, a, b, idx, S, spu, -hpre, hpost,
+                         ph_int - half)
             settled_cols(cols, n_lo, n_hi, ax, bx, idx, S, spu, jpost, ph_int - half)
+            add_tail_cols(cols, n_lo, n_hi, tb, tc, t_base, t_smin, ph_int - half)
             for g in range(nagg):
                 scatter_cols(cols, n_lo, n_hi, n_lo - agg_jmax[g], n_hi - agg_jmin[g], agg_a[g], agg_b[g],
                              agg_idx[g], agg_S[g], spu, agg_jmin[g], agg_jmax[g], ph_int - half)
@@ -242,26 +333,25 @@ def run_chunk(
             for i in range(m):
                 y[i] = cols[i, half]
         else:
-            sample_row(y, n_lo, n_hi, a, b, ax, bx, idx, S, T0, T1, spu, jpre, jpost,
+            sample_row(y, n_lo, n_hi, a, b, ax, bx, idx, S, T0, T1, spu, hpre, hpost, jpost,
                        agg_a, agg_b, agg_idx, agg_T0, agg_T1, agg_jmin, agg_jmax, ph_int)
+            add_tail(y, n_lo, n_hi, tb, tc, t_base, t_smin, ph_int)
             if jit_on:
-                sample_row(ym, n_lo, n_hi, a, b, ax, bx, idx, S, T0, T1, spu, jpre, jpost,
+                sample_row(ym, n_lo, n_hi, a, b, ax, bx, idx, S, T0, T1, spu, hpre, hpost, jpost,
                            agg_a, agg_b, agg_idx, agg_T0, agg_T1, agg_jmin, agg_jmax, ph_int - 1)
-                sample_row(yp, n_lo, n_hi, a, b, ax, bx, idx, S, T0, T1, spu, jpre, jpost,
+                add_tail(ym, n_lo, n_hi, tb, tc, t_base, t_smin, ph_int - 1)
+                sample_row(yp, n_lo, n_hi, a, b, ax, bx, idx, S, T0, T1, spu, hpre, hpost, jpost,
                            agg_a, agg_b, agg_idx, agg_T0, agg_T1, agg_jmin, agg_jmax, ph_int + 1)
+                add_tail(yp, n_lo, n_hi, tb, tc, t_base, t_smin, ph_int + 1)
                 for i in range(m):
                     y[i] += rxj[s0 + i] * 0.5 * (yp[i] - ym[i])
         if cdr_kind == 2:  # edge samples half a UI early, for UIs g0+s0 .. (no FFE lead)
-            for i in range(m):
-                ye[i] = 0.0
             e_lo = n_lo - fpre
             e_hi = e_lo + m
             eshift = ph_int - spu // 2
-            scatter(ye, e_lo, e_hi, e_lo - jpost, e_hi + jpre, a, b, idx, T0, T1, spu, -jpre, jpost, eshift)
-            settled(ye, e_lo, e_hi, ax, bx, idx, S, spu, jpost, eshift)
-            for g in range(nagg):  # the pulse-based sources reach the edge sampler too
-                scatter(ye, e_lo, e_hi, e_lo - agg_jmax[g], e_hi - agg_jmin[g], agg_a[g], agg_b[g], agg_idx[g],
-                        agg_T0[g], agg_T1[g], spu, agg_jmin[g], agg_jmax[g], eshift)
+            sample_row(ye, e_lo, e_hi, a, b, ax, bx, idx, S, T0, T1, spu, hpre, hpost, jpost,
+                       agg_a, agg_b, agg_idx, agg_T0, agg_T1, agg_jmin, agg_jmax, eshift)
+            add_tail(ye, e_lo, e_hi, tb, tc, t_base, t_smin, eshift)
         for i in range(m):
             ii = s0 + i
             gdec = g0 + ii  # the UI decided now
@@ -276,7 +366,7 @@ def run_chunk(
                 for p in range(P):
                     colring[0, p] = adc((cols[i, p] if use_cols else y[i]) + rxn[ii], adc_step, adc_top)
                 if eye_on and use_cols and gdec >= warmup:  # zero crossings, interpolated
-                    prev = fstate[F_LASTRAW]
+                    prev = lastraw
                     for p in range(P):
                         cur = colring[0, p]
                         if (prev < 0.0) != (cur < 0.0):
@@ -290,53 +380,27 @@ def run_chunk(
                             cb = min(int(u * CROSS_SUB), P * CROSS_SUB - 1)
                             cross[cb] += 1
                         prev = cur
-                fstate[F_LASTRAW] = colring[0, P - 1]
+                lastraw = colring[0, P - 1]
             # ---- FFE, DFE, slicer
             yf = 0.0
             for t in range(nt):
                 yf += ffe[t] * yring[t]
+            # the older decisions' feedback first, the newest's last: the loop's critical path
+            # (decision, feedback, next decision) is then one multiply and one subtraction
             fb = 0.0
-            for t in range(nd):
+            for t in range(nd - 1, 0, -1):
                 fb += dfe[t] * ahist[t]
-            z = yf - fb
+            z = (yf - fb) - d0 * a_prev
+            fb += d0 * a_prev
             idx_d = 0
             for t in range(M - 1):
                 idx_d += z > thresholds[t]
             a_hat = levels[idx_d]
             loc = hist + ii
+            dec[i] = idx_d
+            if cdr_kind != 0:
+                ph_ui[i] = phase
             if gdec >= warmup:
-                istate[I_NCOUNT] += 1
-                e = idx_d - sym[loc]
-                if e != 0:
-                    istate[I_SYMERR] += 1
-                    if istate[I_NREC] < cap:
-                        err_pos[istate[I_NREC]] = gdec
-                        err_val[istate[I_NREC]] = e
-                        istate[I_NREC] += 1
-                    if istate[I_LASTERR] >= 0 and gdec - istate[I_LASTERR] <= gap:
-                        istate[I_BERRS] += 1
-                    else:
-                        if istate[I_LASTERR] >= 0:
-                            span = istate[I_LASTERR] - istate[I_BSTART] + 1
-                            burst_hist[min(span, nbh - 1)] += 1
-                            istate[I_NBURST] += 1
-                        istate[I_BSTART] = gdec
-                        istate[I_BERRS] = 1
-                    istate[I_LASTERR] = gdec
-                xd = (idx_d + istate[I_PREV]) % 4 if precoded else idx_d
-                if xd != data[loc]:
-                    istate[I_DATAERR] += 1
-                    bits = gray[xd] ^ gray[data[loc]]
-                    while bits:
-                        istate[I_BITERR] += bits & 1
-                        bits >>= 1
-                ph = fstate[F_PHASE]
-                fstate[F_PHSUM] += ph
-                fstate[F_PHSQ] += ph * ph
-                fstate[F_PHMIN] = min(fstate[F_PHMIN], ph)
-                fstate[F_PHMAX] = max(fstate[F_PHMAX], ph)
-                if istate[I_UNLOCK] < 0 and abs(ph) > lock_bound:  # the loop left the eye it locked to
-                    istate[I_UNLOCK] = gdec
                 # ---- eye, bathtub, waveform
                 if want:
                     for p in range(P):
@@ -345,37 +409,105 @@ def run_chunk(
                             zp += ffe[t] * colring[t, p]
                         zc[p] = zp - fb
                     if eye_on:
+                        sl = sym[loc]
                         for p in range(P):
-                            bi = int(np.floor((zc[p] - vlo) / vstep))
-                            bi = min(max(bi, 0), nb - 1)
+                            u = (zc[p] - vlo) * inv_vstep  # clamped before the cast: floor of a non-negative
+                            bi = int(min(max(u, 0.0), nb - 1.0))
                             eye[p, bi] += 1
                             ip = 0
                             for t in range(M - 1):
                                 ip += zc[p] > thresholds[t]
-                            if ip != sym[loc]:
-                                col_err[p] += 1
-                    w = istate[I_NWAVE]
-                    if w < nwave:
+                            col_err[p] += ip != sl
+                    if nw < nwave:
                         for p in range(P):
-                            wave_raw[w, p] = colring[fpre, p]
-                            wave_z[w, p] = zc[p]
-                        wave_meta[w, 0] = sym[loc]
-                        wave_meta[w, 1] = idx_d
-                        istate[I_NWAVE] += 1
-            istate[I_PREV] = idx_d
+                            wave_raw[nw, p] = colring[fpre, p]
+                            wave_z[nw, p] = zc[p]
+                        wave_meta[nw, 0] = sym[loc]
+                        wave_meta[nw, 1] = idx_d
+                        nw += 1
             # ---- clock recovery (positive detector output = sampling late)
             if cdr_kind != 0:
                 pd = 0.0
                 if cdr_kind == 1:  # Mueller-Mueller type A on the FFE output: h(-1) - h(+1)
-                    pd = (fstate[F_PREVYF] * a_hat - yf * fstate[F_PREVA]) / h0
-                elif a_hat != 0.0 and fstate[F_PREVA] == -a_hat:  # bang-bang, symmetric transitions
+                    pd = (prevyf * a_hat - yf * preva) / h0
+                elif a_hat != 0.0 and preva == -a_hat:  # bang-bang, symmetric transitions
                     pd = 1.0 if (ye[i] + rxn[ii] > 0.0) == (a_hat > 0.0) else -1.0
-                fstate[F_INTEG] -= ki * pd * spu
-                ph = fstate[F_PHASE] - kp * pd * spu + fstate[F_INTEG]
-                fstate[F_PHASE] = min(max(ph, -phase_lim), phase_lim)
-            fstate[F_PREVYF] = yf
-            fstate[F_PREVA] = a_hat
+                integ -= ki * pd * spu
+                ph = phase - kp * pd * spu + integ
+                phase = min(max(ph, -phase_lim), phase_lim)
+            prevyf = yf
+            preva = a_hat
             for t in range(nd - 1, 0, -1):
                 ahist[t] = ahist[t - 1]
             if nd > 0:
                 ahist[0] = a_hat
+            a_prev = a_hat
+        # ---- the block's decisions counted against the sent symbols and the data (in order)
+        for i in range(m):
+            ii = s0 + i
+            gdec = g0 + ii
+            idx_d = dec[i]
+            loc = hist + ii
+            if gdec >= warmup:
+                ncount += 1
+                e = idx_d - sym[loc]
+                if e != 0:
+                    symerr += 1
+                    if nrec < cap:
+                        err_pos[nrec] = gdec
+                        err_val[nrec] = e
+                        nrec += 1
+                    if lasterr >= 0 and gdec - lasterr <= gap:
+                        berrs += 1
+                    else:
+                        if lasterr >= 0:
+                            span = lasterr - bstart + 1
+                            burst_hist[min(span, nbh - 1)] += 1
+                            nburst += 1
+                        bstart = gdec
+                        berrs = 1
+                    lasterr = gdec
+                xd = (idx_d + prev_d) % 4 if precoded else idx_d
+                if xd != data[loc]:
+                    dataerr += 1
+                    bits = gray[xd] ^ gray[data[loc]]
+                    while bits:
+                        biterr += bits & 1
+                        bits >>= 1
+                if cdr_kind != 0:  # a fixed phase's statistics are added after the loop
+                    ph = ph_ui[i]
+                    phsum += ph
+                    phsq += ph * ph
+                    phmin = min(phmin, ph)
+                    phmax = max(phmax, ph)
+                    if unlock < 0 and abs(ph) > lock_bound:  # the loop left the eye it locked to
+                        unlock = gdec
+            prev_d = idx_d
+    if cdr_kind == 0:  # the fixed phase, over the UIs this chunk counted
+        c = ncount - istate[I_NCOUNT]
+        if c > 0:
+            phsum += phase * c
+            phsq += phase * phase * c
+            phmin = min(phmin, phase)
+            phmax = max(phmax, phase)
+    istate[I_PREV] = prev_d
+    istate[I_LASTERR] = lasterr
+    istate[I_BSTART] = bstart
+    istate[I_BERRS] = berrs
+    istate[I_NREC] = nrec
+    istate[I_NCOUNT] = ncount
+    istate[I_SYMERR] = symerr
+    istate[I_DATAERR] = dataerr
+    istate[I_BITERR] = biterr
+    istate[I_NBURST] = nburst
+    istate[I_NWAVE] = nw
+    istate[I_UNLOCK] = unlock
+    fstate[F_PHASE] = phase
+    fstate[F_INTEG] = integ
+    fstate[F_PREVYF] = prevyf
+    fstate[F_PREVA] = preva
+    fstate[F_PHSUM] = phsum
+    fstate[F_PHSQ] = phsq
+    fstate[F_LASTRAW] = lastraw
+    fstate[F_PHMIN] = phmin
+    fstate[F_PHMAX] = phmax

@@ -40,8 +40,14 @@ from . import _kernels as K
 from .result import SimulationResult, assemble
 from .sources import RxNoise, aggressor_stream, tx_stream
 from .tables import Tables, build_tables
+from .tail import TailPlan, plan_tail
 
 __all__ = ["simulate"]
+
+# the tail's decomposition (of the pulse's peak, per unit step): the steps' filters well inside
+# the 1e-6 of the main cursor the long-span path keeps without jitter, the jitter's first-order
+# filters well inside that term's own neglected part
+RANK_TOL = (1e-8, 1e-6)
 
 
 def simulate(
@@ -61,8 +67,11 @@ def simulate(
     warmup_ui: int | None = None,
     chunk_ui: int = 1 << 17,
     max_errors_recorded: int = 1_000_000,
-    span_threshold: float = 1e-5,
+    span_energy: float = 1e-6,
+    span_threshold: float | None = None,
     span_ui: tuple[int, int] | None = None,
+    tail: str = "auto",
+    head_ui: tuple[int, int] | None = None,
     seed: int | None = None,
 ) -> SimulationResult:
     """Simulate ``n_ui`` unit intervals of a link.
@@ -96,11 +105,26 @@ def simulate(
         UIs per kernel call (memory is a few dozen bytes per UI of a chunk).
     max_errors_recorded : int
         Cap on the stored error positions (counts are always exact).
-    span_threshold : float
-        The pulse is trimmed where it stays below this fraction of its peak.
+    span_energy : float
+        The pulse is trimmed to the span holding all but this fraction of its energy
+        (:func:`phy.serdes.pulse.energy_span`: a record's floor is not channel); what was
+        dropped, as rms and peak ISI against the peak, is in ``config["span_dropped"]``.
+    span_threshold : float, optional
+        Trim instead where the pulse stays below this fraction of its peak.
     span_ui : (int, int), optional
         Keep exactly this many UIs before and after the main cursor instead (the ISI
         beyond is ignored: a deliberate truncation, e.g. to drop late reflections).
+    tail : {"auto", "fft", "direct"}
+        How the cursors beyond the head are summed. ``"direct"``: every cursor by the exact
+        edge-jitter kernel (cost per UI grows with the span). ``"fft"``: the head by that
+        kernel, the tail as a block convolution of the symbol stream (FFT overlap-save,
+        :mod:`.tail`), exact without jitter and with the edge jitter to first order, its
+        error bound in ``config["tail"]``. ``"auto"``: ``"fft"`` when the tail holds at
+        least 64 UIs of cursors and the jitter moves edges, else ``"direct"``.
+    head_ui : (int, int), optional
+        UIs before and after the main cursor kept in the exact kernel with ``tail="fft"``;
+        default 8 (plus the Rx FFE's pre-cursor taps) before and 24 or, with more DFE and
+        Rx FFE taps, their count plus 16 after.
     seed : int, optional
         Seed of every random stream (symbols, noises, jitters, crosstalk phases).
 
@@ -111,20 +135,60 @@ def simulate(
     tx, rx, noise, jitter, cdr = _parts(tx, rx, noise, jitter, cdr)
     n_ui = integer(n_ui, "n_ui", 1)
     chunk_ui = integer(chunk_ui, "chunk_ui", 64, 1 << 24)
-    thr = number(span_threshold, "span_threshold", positive=True, hi=0.1)
+    thr = (None if span_threshold is None else number(span_threshold, "span_threshold", positive=True, hi=0.1),
+           number(span_energy, "span_energy", positive=True, hi=0.1))
     warmup = (256 + (20_000 if cdr.kind != "fixed" else 0)) if warmup_ui is None else integer(warmup_ui, "warmup_ui", 0)
     lk = prepare_link(link, baud_hz=baud_hz, tx=tx, rx=rx, noise=noise, cdr=cdr, samples_per_ui=samples_per_ui)
     rngs, r_agg = _streams(seed, len(lk.pulse.aggressors))
     tab = build_tables(lk, jitter, cdr, thr, span_ui, r_agg)
     st = _State(lk, tx, rx, cdr, tab, eye, eye_bins, waveform_ui, max_errors_recorded)
-    _run(lk, tx, rx, cdr, jitter, tab, st, warmup, warmup + n_ui, chunk_ui, eye, rngs)
+    tp = _tail_plan(lk, rx, jitter, cdr, tab, tail, head_ui, eye or st.wave_raw.shape[0] > 0)
+    bound = _run(lk, tx, rx, cdr, jitter, tab, st, warmup, warmup + n_ui, chunk_ui, eye, rngs, tp)
     config = {
         "baud_hz": lk.analog.baud_hz, "samples_per_ui": lk.analog.samples_per_ui, "n_ui": n_ui, "warmup_ui": warmup,
         "seed": seed, "tx": tx.to_dict(), "rx": rx.to_dict(), "noise": noise.to_dict(), "jitter": jitter.to_dict(),
         "cdr": cdr.to_dict(), "span_ui": [-tab.jpre, tab.jpost], "burst_gap_ui": st.gap,
-        "aggressors": tab.agg_S.shape[0],
+        "aggressors": tab.agg_S.shape[0], "span_dropped": tab.dropped,
+        "tail": None if tp is None else {**tp.to_dict(), **bound},
     }
     return assemble(lk, tx, cdr, st, config, warmup)
+
+
+def _tail_plan(lk: PreparedLink, rx: Receiver, jitter: Jitter, cdr: Cdr, tab: Tables, tail: str, head_ui,
+               columns: bool):
+    """The tail's plan (:mod:`.tail`), or None for the direct path: the head's lags, and
+    every sampling shift the kernel reads (the CDR's range, the sampling clock's
+    neighbours, the eye's columns, the bang-bang edge sampler)."""
+    if tail not in ("auto", "fft", "direct"):
+        raise ConfigError(f"tail must be 'auto', 'fft' or 'direct', got {tail!r}")
+    if tail == "direct":
+        return None
+    edge = jitter.model != "symbol"
+    if tail == "fft" and not edge:
+        raise ConfigError("tail='fft' needs edge jitter: with symbol jitter the victim's own pulse moves whole "
+                          "(use tail='direct')")
+    if head_ui is None:
+        head = (8 + rx.ffe.n_pre, max(24, lk.dfe.size + lk.rx_ffe.size + 16))
+    else:
+        if not (isinstance(head_ui, (tuple, list)) and len(head_ui) == 2):
+            raise ConfigError(f"head_ui must be (UIs before, UIs after) the main cursor, got {head_ui!r}")
+        head = (integer(head_ui[0], "head_ui[0]", 0, 4096),
+                integer(head_ui[1], "head_ui[1]", max(1, lk.dfe.size), 65536))
+    n_tail = max(tab.jpre - head[0], 0) + max(tab.jpost - head[1], 0)
+    if n_tail == 0 or (tail == "auto" and (n_tail < 64 or not edge)):
+        return None
+    spu = lk.analog.samples_per_ui
+    lim = tab.phase_lim
+    ph = (0, 0) if cdr.kind == "fixed" else (int(np.floor(-lim + 0.5)), int(np.floor(lim + 0.5)))
+    lo, hi = ph[0], ph[1]
+    if lk.impairments.sampling_rms_s > 0:
+        lo, hi = lo - 1, hi + 1
+    if columns:
+        lo, hi = min(lo, ph[0] - spu // 2), max(hi, ph[1] - spu // 2 + spu - 1)
+    if cdr.kind == "bang-bang":
+        lo = min(lo, ph[0] - spu // 2)
+    e_max = jitter.max_tx_s() / lk.analog.dt_s if edge else 0.0
+    return plan_tail(tab.S, tab.pos_base, spu, tab.jpre, tab.jpost, head, np.arange(lo, hi + 1), e_max, RANK_TOL)
 
 
 def _streams(seed, n_agg: int):
@@ -187,10 +251,12 @@ class _State:
         self.block = cdr.update_ui if cdr.kind != "fixed" else 1024
 
 
-def _run(lk, tx, rx, cdr, jitter, tab: Tables, st: _State, warmup: int, total: int, chunk_ui: int, eye: bool, rngs):
+def _run(lk, tx, rx, cdr, jitter, tab: Tables, st: _State, warmup: int, total: int, chunk_ui: int, eye: bool, rngs,
+         tp: TailPlan | None) -> dict:
     """Every chunk through the kernel; the symbols, levels and noises come from their
     streams in a fixed order (transmitter, aggressors, receiver), so the same seed gives
-    the same run whatever the chunk size."""
+    the same run whatever the chunk size (with a tail, to the FFT's rounding). Returns the
+    tail's error bound over the run (empty without a tail)."""
     r_sym, r_txn, r_jit, r_rxn, agg_rngs, r_clk = rngs
     c = tx.ffe.coefficients
     fpre = rx.ffe.n_pre
@@ -209,6 +275,15 @@ def _run(lk, tx, rx, cdr, jitter, tab: Tables, st: _State, warmup: int, total: i
     jit_on = imp.sampling_rms_s > 0
     wander = 0.0
     g0 = 0
+    if tp is not None:  # the tail's outputs are n_out floats per UI of a chunk: keep them near 16 MB
+        chunk_ui = min(chunk_ui, max(4096, (1 << 21) // max(tp.n_out, 1)))
+        hpre, hpost = tp.head_pre, tp.head_post
+        tc = tp.coef
+    else:
+        hpre, hpost = tab.jpre, tab.jpost
+        tc = np.zeros((0, 1))
+    tb = np.zeros((0, 1))
+    d_max = u_max = rxj_max = 0.0
     while g0 < total:
         n = min(chunk_ui, total - g0)
         if jit_on:  # the sampling clock's error per UI, in fine samples
@@ -220,16 +295,22 @@ def _run(lk, tx, rx, cdr, jitter, tab: Tables, st: _State, warmup: int, total: i
         sent, eps = win["sent"], win["eps"]
         x, a_, b_, ax, bx = (np.empty(sent.size) for _ in range(5))
         idx = np.empty(sent.size, dtype=np.int64)
-        K.prepare_symbols(sent, step_levels, c, tx.ffe.main, tx.swing_v, win["txn"],
-                          0.0 * eps if symbol_jitter else eps, tab.pos_base, x, a_, b_, ax, bx, idx)
+        dd = np.empty(sent.size if tp is not None else 0)
+        uu = np.empty(sent.size if tp is not None and tp.ku.any() else 0)
+        dm, um = K.prepare_symbols(sent, step_levels, c, tx.ffe.main, tx.swing_v, win["txn"],
+                                   0.0 * eps if symbol_jitter else eps, tab.pos_base, x, a_, b_, ax, bx, idx, dd, uu)
         levels = [s.window(g0 - HB, g0 + n + HA)["lv"] for s in agg_streams]
         if symbol_jitter:
             levels.insert(0, tx.levels[sent] * tx.swing_v)
         agg_a, agg_b, agg_idx = _pulse_inputs(tab, levels, eps if symbol_jitter else None, x.size)
+        if tp is not None:
+            tb = tp.outputs(dd, uu if uu.size else None)
+            d_max, u_max = max(d_max, dm), max(u_max, um)
+            rxj_max = max(rxj_max, float(np.abs(rxj).max()))
         K.run_chunk(
             g0, n, HB, st.block,
             a_, b_, ax, bx, idx, sent, win["data"], tx.precoder, tx.order, tx.levels, lk.thresholds_v, st.gray,
-            tab.S, tab.T0, tab.T1, spu, tab.jpre, tab.jpost,
+            tab.S, tab.T0, tab.T1, spu, tab.jpre, tab.jpost, hpre, hpost, tb, tc, tab.jpost, tp.s_min if tp else 0,
             agg_a, agg_b, agg_idx, tab.agg_S, tab.agg_T0, tab.agg_T1, tab.agg_jmin, tab.agg_jmax,
             rx_noise.take(n), lk.adc_step_v, lk.adc_top_v, rxj, jit_on,
             lk.rx_ffe, fpre, st.dfe_v, st.gap,
@@ -240,6 +321,26 @@ def _run(lk, tx, rx, cdr, jitter, tab: Tables, st: _State, warmup: int, total: i
             st.yring, st.colring, st.ahist, st.fstate, st.istate,
         )
         g0 += n
+    if tp is None:
+        return {}
+    gain = (1 + 2 * rxj_max) * float(np.abs(lk.rx_ffe).sum())  # the sampling clock's slope, then the Rx FFE
+    worst = tp.bound_v(d_max, u_max) * gain
+    rms = tp.rms_bound_v(d_max, u_max, _step_correlation_sum(tx, lk)) * gain
+    return {"bound_slicer_v": worst, "bound_of_main_cursor": worst / lk.h0_v, "rms_bound_slicer_v": rms,
+            "rms_bound_of_main_cursor": rms / lk.h0_v,
+            "decomposition_error_v": d_max * tp.err_d + u_max * tp.err_u, "jitter_first_order_error_v": d_max * tp.lin}
+
+
+def _step_correlation_sum(tx: Transmitter, lk: PreparedLink) -> float:
+    """``sum_l |E[d_k d_(k+l)]|`` (V^2) for the driver's steps ``d_k = x_k - x_(k-1)`` with
+    random data: ``x`` is the Tx FFE on independent levels plus the transmitter's white noise."""
+    c = tx.ffe.coefficients
+    var_lv = float(np.var(tx.levels))
+    rx_ = np.correlate(c, c, "full") * var_lv  # R_x(l), l = -(n-1) .. n-1, in units of swing^2
+    rx_[c.size - 1] += lk.tx_noise_rms ** 2
+    r = np.pad(rx_, 2)
+    rd = 2 * r[1:-1] - r[:-2] - r[2:]
+    return float(np.abs(rd).sum()) * tx.swing_v ** 2
 
 
 def _pulse_inputs(tab: Tables, levels: list, eps, n: int):

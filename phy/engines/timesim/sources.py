@@ -54,26 +54,42 @@ class _Source:
 
 
 class Stream:
-    """Per-symbol quantities for global UI indices ``[start, end)``, generated in order."""
+    """Per-symbol quantities for global UI indices ``[start, end)``, generated in order.
+
+    Each quantity lives in one buffer reused from window to window: the kept part moves to
+    its front and the new symbols are written after it (no concatenation per chunk)."""
 
     def __init__(self, start: int, make):
         self.start = start
         self.end = start
         self.make = make  # make(n) -> dict of arrays of length n
-        self.data: dict[str, np.ndarray] = {}
+        self.buf: dict[str, np.ndarray] = {}
 
     def window(self, lo: int, hi: int) -> dict[str, np.ndarray]:
-        if hi > self.end:
-            new = self.make(hi - self.end)
-            self.data = {k: np.concatenate([self.data[k], v]) if self.data else v for k, v in new.items()}
-            self.end = hi
         if lo < self.start:
             raise AssertionError("stream window moved backwards")
-        drop = lo - self.start
-        if drop:
-            self.data = {k: v[drop:] for k, v in self.data.items()}
-            self.start = lo
-        return {k: v[: hi - lo] for k, v in self.data.items()}
+        new = self.make(hi - self.end) if hi > self.end else {}
+        have = self.end - self.start
+        skip = min(lo - self.start, have)
+        end = max(hi, self.end)
+        for k in set(self.buf) | set(new):
+            b = self.buf.get(k)
+            v = new.get(k)
+            if v is not None and lo > self.end:
+                v = v[lo - self.end :]
+            kept = have - skip if b is not None else 0
+            size = kept + (0 if v is None else v.size)
+            if b is None or b.size < size:
+                nb = np.empty(max(size, 0 if b is None else 2 * b.size), dtype=(v if b is None else b).dtype)
+                if kept:
+                    nb[:kept] = b[skip:have]
+                self.buf[k] = b = nb
+            elif kept and skip:
+                b[:kept] = b[skip:have].copy()  # overlapping: through a copy
+            if v is not None:
+                b[kept:size] = v
+        self.start, self.end = lo, end
+        return {k: b[: hi - lo] for k, b in self.buf.items()}
 
 
 class _TxSymbols:

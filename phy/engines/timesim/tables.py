@@ -78,6 +78,7 @@ class Tables:
     agg_jmin: np.ndarray
     agg_jmax: np.ndarray
     agg_pos: np.ndarray
+    dropped: dict | None = None
 
     @property
     def pos_base(self) -> float:
@@ -85,26 +86,36 @@ class Tables:
         return float(self.m0 + self.t0 + self.v0)
 
 
-def _window(lk: PreparedLink, thr: float, span_ui) -> tuple[int, int]:
-    """The part of the pulse that matters: above ``thr`` of its peak, or ``span_ui`` UIs."""
+def _span(samples: np.ndarray, spu: int, thr) -> tuple[int, int, dict | None]:
+    """``thr = (amplitude, energy)``: above ``amplitude`` of the peak when it is given, else
+    all but ``energy`` of the pulse's energy (:func:`phy.serdes.pulse.energy_span`)."""
+    if thr[0] is not None:
+        return (*pl.span(samples, spu, thr[0]), None)
+    return pl.energy_span(samples, spu, thr[1])
+
+
+def _window(lk: PreparedLink, thr, span_ui) -> tuple[int, int, dict | None]:
+    """The part of the pulse that matters (:func:`_span`), or ``span_ui`` UIs; and what the
+    default span dropped."""
     spu = lk.analog.samples_per_ui
     if span_ui is None:
-        return pl.span(lk.analog.samples, spu, thr)
+        return _span(lk.analog.samples, spu, thr)
     if not (isinstance(span_ui, (tuple, list)) and len(span_ui) == 2):
         raise ConfigError(f"span_ui must be (UIs before, UIs after) the main cursor, got {span_ui!r}")
     before = integer(span_ui[0], "span_ui[0]", 0, 4096)
     after = integer(span_ui[1], "span_ui[1]", 1, 65536)
     centre = int(np.floor(lk.sampling_index))
-    return max(0, centre - before * spu - spu // 2), min(lk.analog.samples.size, centre + after * spu + spu // 2)
+    return (max(0, centre - before * spu - spu // 2), min(lk.analog.samples.size, centre + after * spu + spu // 2),
+            None)
 
 
-def build_tables(lk: PreparedLink, jitter: Jitter, cdr: Cdr, thr: float, span_ui, r_agg) -> Tables:
-    """Every table of a run; ``r_agg`` draws each aggressor's symbol phase (asynchronous,
-    in fine samples)."""
+def build_tables(lk: PreparedLink, jitter: Jitter, cdr: Cdr, thr, span_ui, r_agg) -> Tables:
+    """Every table of a run (``thr``: see :func:`_span`); ``r_agg`` draws each aggressor's
+    symbol phase (asynchronous, in fine samples)."""
     spu, dt = lk.analog.samples_per_ui, lk.analog.dt_s
     half = spu // 2
     m_s = lk.sampling_index
-    lo, hi = _window(lk, thr, span_ui)
+    lo, hi, dropped = _window(lk, thr, span_ui)
     m0 = int(np.floor(m_s)) - lo
     v0 = m_s - np.floor(m_s)
     phase_lim = cdr.phase_limit_ui * spu if cdr.kind != "fixed" else 0.0
@@ -120,10 +131,10 @@ def build_tables(lk: PreparedLink, jitter: Jitter, cdr: Cdr, thr: float, span_ui
     T0, T1 = _rows(S, spu)
     sources = []  # (table, position of the victim's j = 0 sample, jmin, jmax)
     if jitter.model == "symbol":
-        vlo, vhi = pl.span(lk.pulse.samples, spu, thr) if span_ui is None else (lo, hi)
+        vlo, vhi = _span(lk.pulse.samples, spu, thr)[:2] if span_ui is None else (lo, hi)
         sources.append(_pulse_source(lk.pulse.samples, vlo, vhi, m0 + lo - vlo, v0, shift, spu))
     for a in lk.pulse.aggressors:
-        alo, ahi = pl.span(a.samples, spu, thr) if np.any(a.samples) else (0, 1)
+        alo, ahi = _span(a.samples, spu, thr)[:2] if np.any(a.samples) else (0, 1)
         theta = int(r_agg.integers(spu))  # asynchronous symbol phase (fine samples)
         sources.append(_pulse_source(a.samples, alo, ahi, m0 + lo - alo - theta, v0, shift, spu))
     A = len(sources)
@@ -135,5 +146,5 @@ def build_tables(lk: PreparedLink, jitter: Jitter, cdr: Cdr, thr: float, span_ui
         np.stack([r[0] for r in rows]) if A else np.zeros((0, spu, 2)),
         np.stack([r[1] for r in rows]) if A else np.zeros((0, spu, 2)),
         np.array([src[2] for src in sources], dtype=np.int64), np.array([src[3] for src in sources], dtype=np.int64),
-        np.array([src[1] for src in sources]),
+        np.array([src[1] for src in sources]), dropped,
     )

@@ -1,0 +1,210 @@
+"""The pulse's far cursors as a block convolution (the long-span path of the simulator).
+
+The exact kernel reads the step response at every edge's own jittered time, for every
+symbol the pulse spans: its cost per UI grows with the span, and a real channel's span is
+hundreds to thousands of UIs (a cable's reflections, a package's ringing). The head of the
+pulse (the cursors the DFE, the Rx FFE and the jitter act on most) stays in that kernel;
+its tail, the lags ``j`` outside ``[-head_pre, head_post]``, is a linear filter of the
+symbol stream and is done here, a chunk at a time, by FFT overlap-save
+(:func:`scipy.fft.rfft`):
+
+``tail_s(n) = sum_j d_(n-j) L(x_j,s) - sum_j d_(n-j) eps_(n-j) L'(x_j,s)``
+
+with ``d_k = x_k - x_(k-1)`` the driver's steps, ``L`` the step table read by linear
+interpolation (as the kernel reads it) at ``x_j,s = pos + j spu + s`` for the sampling
+shift ``s`` (fine samples), and ``L'`` the step's derivative there (central differences,
+interpolated): the edge jitter ``eps_k`` to first order. Without jitter the tail is exact (to the FFT's
+rounding); with it, the neglected term is bounded by ``max|d| sum_j max_|e|<=e_max |L(x -
+e) - L(x) + e L'(x)|`` over the tail's lags, ``e_max`` the jitter's hard bound
+(:meth:`phy.serdes.Jitter.max_tx_s`, Gaussians cut at 8 sigma).
+
+Every sampling shift the run reads (the sampling phase, its neighbours for the sampling
+clock's jitter, the eye's columns, the bang-bang detector's edge sampler, the CDR's range)
+has its own tail filter; when there are more than a few, they are the rows of a matrix
+whose singular value decomposition gives a few basis filters that reproduce every row
+within ``rank_tol`` of the pulse's peak (in the l1 norm, which bounds the error of every
+sample): the FFT runs once per basis filter, and the kernel combines them per shift.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.fft as sfft
+
+__all__ = ["TailPlan", "plan_tail"]
+
+IDENTITY_MAX = 4  # up to this many shifts, one filter each (no decomposition)
+
+
+@dataclass
+class TailPlan:
+    """The tail's filters and what the kernel reads.
+
+    ``kd``/``ku``: the filters (rows, over lags ``-jpre .. jpost``) applied to the steps
+    ``d`` and to ``d eps``; output ``o`` is ``d * kd[o] - (d eps) * ku[o]`` (a zero row is
+    skipped). ``coef[o, s - s_min]``: the weight of output ``o`` in the tail at shift ``s``.
+    ``err_d``, ``err_u``: the l1 error of the decomposition per unit ``d`` and ``d eps``;
+    ``lin``: the jitter's first-order error per unit ``d`` (worst shift), and ``lin2`` the
+    sum over the tail's lags of its square (worst shift), for the rms bound.
+    """
+
+    head_pre: int
+    head_post: int
+    jpre: int
+    jpost: int
+    s_min: int
+    coef: np.ndarray
+    kd: np.ndarray
+    ku: np.ndarray
+    rank: int
+    err_d: float
+    err_u: float
+    lin: float
+    lin2: float
+    nfft: int
+
+    @property
+    def n_out(self) -> int:
+        return self.coef.shape[0]
+
+    def outputs(self, d: np.ndarray, u: np.ndarray | None) -> np.ndarray:
+        """The tail outputs over a window of steps ``d`` (and ``u = d eps``): column ``i`` of
+        the result (shape ``(n_out, len(d) - L + 1)``) is at window index ``i + jpost``."""
+        L = self.kd.shape[1]
+        nfft, step = self.nfft, self.nfft - L + 1
+        n_valid = d.size - L + 1
+        nb = -(-n_valid // step)
+        out = np.empty((self.n_out, nb * step))
+
+        def spectra(x):
+            pad = np.zeros((nb - 1) * step + nfft)
+            pad[: x.size] = x
+            blocks = np.lib.stride_tricks.sliding_window_view(pad, nfft)[::step]
+            return sfft.rfft(blocks, axis=1)
+
+        D = spectra(d)
+        U = spectra(u) if (u is not None and np.any(self._ku_on)) else None
+        for o in range(self.n_out):
+            z = 0.0
+            if self._kd_on[o]:
+                z = D * self._kd_hat[o]
+            if U is not None and self._ku_on[o]:
+                z = z - U * self._ku_hat[o]
+            out[o] = sfft.irfft(z, nfft, axis=1)[:, L - 1 :].reshape(-1)
+        return out[:, :n_valid]
+
+    def prepare(self) -> TailPlan:
+        """The filters' spectra on the overlap-save grid (once per run)."""
+        self._kd_on = np.any(self.kd != 0, axis=1)
+        self._ku_on = np.any(self.ku != 0, axis=1)
+        self._kd_hat = sfft.rfft(self.kd, self.nfft, axis=1)
+        self._ku_hat = sfft.rfft(self.ku, self.nfft, axis=1)
+        return self
+
+    def bound_v(self, d_max: float, u_max: float) -> float:
+        """The bound on the tail's error at one sample (V), for steps up to ``d_max`` and
+        ``|d eps|`` up to ``u_max``."""
+        return d_max * (self.err_d + self.lin) + u_max * self.err_u
+
+    def rms_bound_v(self, d_max: float, u_max: float, sum_abs_rd: float) -> float:
+        """A bound on the rms of the tail's error (V) when the steps are a stationary
+        sequence independent of the jitter with ``sum_l |E[d_k d_(k+l)]| = sum_abs_rd``
+        (random data): the jitter's term is ``sum_j d_(n-j) r_j`` with ``|r_j|`` below its
+        worst case, so its variance is at most ``sum_abs_rd sum_j max r_j^2``; the
+        decomposition's error is added at its worst."""
+        return float(np.sqrt(sum_abs_rd * self.lin2)) + d_max * self.err_d + u_max * self.err_u
+
+    def to_dict(self) -> dict:
+        return {"head_ui": [-self.head_pre, self.head_post], "span_ui": [-self.jpre, self.jpost],
+                "filters": self.n_out, "rank": self.rank, "shifts": int(self.coef.shape[1]), "fft_size": self.nfft}
+
+
+def _lowrank(G: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray, int, float]:
+    """``G ~ C @ V`` with the fewest rows of ``V`` keeping every row's l1 error within
+    ``tol``: (C, V, rank, the error reached)."""
+    if G.shape[0] <= IDENTITY_MAX or not np.any(G):
+        return np.eye(G.shape[0]), G.copy(), G.shape[0], 0.0
+    U, sv, Vt = np.linalg.svd(G, full_matrices=False)
+    approx = np.zeros_like(G)
+    err = float(np.abs(G).sum(axis=1).max())
+    r = 0
+    while r < sv.size and err > tol:
+        approx += np.outer(U[:, r] * sv[r], Vt[r])
+        r += 1
+        err = float(np.abs(G - approx).sum(axis=1).max())
+    return U[:, :r] * sv[:r], Vt[:r].copy(), r, err
+
+
+def _slope(S: np.ndarray, x0: np.ndarray) -> np.ndarray:
+    """The step's derivative at ``x0`` (per fine sample): the central differences of ``S``
+    interpolated linearly, so that it is continuous where the interpolated step has kinks."""
+    i0 = np.floor(x0).astype(np.int64)
+    f0 = x0 - i0
+    c0 = 0.5 * (S[i0 + 1] - S[i0 - 1])
+    c1 = 0.5 * (S[i0 + 2] - S[i0])
+    return (1 - f0) * c0 + f0 * c1
+
+
+def _linearisation(S: np.ndarray, x0: np.ndarray, slope: np.ndarray, e_max: float) -> np.ndarray:
+    """``max_|e|<=e_max |L(x0 - e) - L(x0) + e slope|`` for each position ``x0`` (fine
+    samples into ``S``), ``L`` the linear interpolation of ``S`` (as the exact kernel reads
+    it). The error is piecewise linear in ``e``: its largest magnitude is at a grid point or
+    at an end of the range."""
+    i0 = np.floor(x0).astype(np.int64)
+    f0 = x0 - i0
+    g = (1 - f0) * S[i0] + f0 * S[i0 + 1]
+
+    def interp(x):
+        i = np.clip(np.floor(x).astype(np.int64), 0, S.size - 2)
+        f = x - i
+        return (1 - f) * S[i] + f * S[i + 1]
+
+    worst = np.zeros_like(x0)
+    for e in (-e_max, e_max):
+        worst = np.maximum(worst, np.abs(interp(x0 - e) - g + e * slope))
+    for k in range(-int(np.ceil(e_max)) - 1, int(np.ceil(e_max)) + 2):
+        e = f0 - k  # x0 - e is the grid point i0 + k
+        ok = np.abs(e) <= e_max
+        q = np.clip(i0 + k, 0, S.size - 1)
+        worst = np.where(ok, np.maximum(worst, np.abs(S[q] - g + e * slope)), worst)
+    return worst
+
+
+def plan_tail(S: np.ndarray, pos_base: float, spu: int, jpre: int, jpost: int, head: tuple[int, int],
+              shifts: np.ndarray, e_max: float, rank_tol: float) -> TailPlan:
+    """The tail's plan for the step table ``S`` read at ``pos_base + j spu + s`` (lag ``j``,
+    shift ``s`` among ``shifts``, consecutive integers), the head ``(pre, post)`` lags left
+    to the exact kernel, the jitter's bound ``e_max`` (fine samples; 0 without edge jitter)
+    and the decomposition's tolerances ``rank_tol`` (of the pulse's peak, per unit step, for
+    the steps' filters and for the jitter's)."""
+    hpre, hpost = min(head[0], jpre), min(head[1], jpost)
+    lags = np.arange(-jpre, jpost + 1)
+    tail = (lags < -hpre) | (lags > hpost)
+    s_min = int(shifts[0])
+    x0 = pos_base + lags[None, :] * spu + shifts[:, None]
+    i0 = np.floor(x0).astype(np.int64)
+    f0 = x0 - i0
+    G = np.where(tail, (1 - f0) * S[i0] + f0 * S[i0 + 1], 0.0)
+    peak = float(np.max(np.abs(S[spu:] - S[:-spu])))
+    C, V, r, err_d = _lowrank(G, rank_tol[0] * peak)
+    if e_max > 0:
+        slope = _slope(S, x0)
+        Gp = np.where(tail, slope, 0.0)
+        Cp, Vp, rp, err_u = _lowrank(Gp, rank_tol[1] * peak)
+        res = np.where(tail, _linearisation(S, x0, slope, e_max), 0.0)
+        lin, lin2 = float(np.max(res.sum(axis=1))), float(np.max((res * res).sum(axis=1)))
+    else:
+        Cp, Vp, rp, err_u, lin, lin2 = np.zeros((shifts.size, 0)), np.zeros((0, lags.size)), 0, 0.0, 0.0, 0.0
+    L = lags.size
+    nfft = sfft.next_fast_len(max(8 * L, 8192), real=True)
+    if shifts.size <= IDENTITY_MAX:
+        # one output per shift: its steps' and its jitter's filters share one inverse FFT
+        kd, ku, coef = V, (Vp if rp else np.zeros_like(V)), np.eye(shifts.size)
+    else:  # the steps' basis filters, then the jitter's (outputs -(d eps) * Vp)
+        kd = np.vstack([V, np.zeros_like(Vp)])
+        ku = np.vstack([np.zeros_like(V), Vp])
+        coef = np.hstack([C, Cp])
+    return TailPlan(hpre, hpost, jpre, jpost, s_min, np.ascontiguousarray(coef.T), kd, ku, max(r, rp),
+                    err_d, err_u, lin, lin2, nfft).prepare()
