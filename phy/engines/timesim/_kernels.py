@@ -21,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .tail import add_tail, add_tail_cols
+
 # int64 state vector
 I_PREV, I_LASTERR, I_BSTART, I_BERRS, I_NREC, I_NCOUNT, I_SYMERR, I_DATAERR, I_BITERR, I_NBURST, I_NWAVE, I_UNLOCK = (
     range(12))
@@ -185,34 +187,6 @@ def sample_row(y, n_lo, n_hi, a, b, ax, bx, idx, S, T0, T1, spu, hpre, hpost, jp
     for g in range(agg_a.shape[0]):
         scatter(y, n_lo, n_hi, n_lo - agg_jmax[g], n_hi - agg_jmin[g], agg_a[g], agg_b[g], agg_idx[g],
                 agg_T0[g], agg_T1[g], spu, agg_jmin[g], agg_jmax[g], shift)
-
-
-@njit(cache=True, fastmath=True)
-def add_tail(y, n_lo, n_hi, tb, tc, t_base, t_smin, shift):
-    """``y[n - n_lo] += sum_o tc[o, shift - t_smin] tb[o, n - t_base]``: the tail's share at
-    one sampling shift (its outputs ``tb`` per UI, their weights ``tc`` per shift)."""
-    no = tc.shape[0]
-    si = shift - t_smin
-    for o in range(no):
-        w = tc[o, si]
-        r = tb[o, n_lo - t_base : n_hi - t_base]
-        for i in range(n_hi - n_lo):
-            y[i] += w * r[i]
-
-
-@njit(cache=True, fastmath=True)
-def add_tail_cols(cols, n_lo, n_hi, tb, tc, t_base, t_smin, shift0):
-    """:func:`add_tail` for the columns ``p`` of ``cols[n - n_lo, p]`` (shift ``shift0 + p``)."""
-    no = tc.shape[0]
-    P = cols.shape[1]
-    s0 = shift0 - t_smin
-    for i in range(n_hi - n_lo):
-        row = cols[i]
-        for o in range(no):
-            v = tb[o, n_lo + i - t_base]
-            w = tc[o, s0 : s0 + P]
-            for p in range(P):
-                row[p] += w[p] * v
 
 
 @njit(cache=True, inline="always")

@@ -12,7 +12,10 @@ What one UI does, in order:
    its FFE, adds its noise, and moves each edge by its jitter.
 2. The receiver's ADC samples the analog signal (channel, Tx edge filter, Rx filter,
    CTLE, crosstalk) at the CDR's phase plus its sampling clock's jitter and wander
-   (:class:`phy.serdes.Impairments`), adds its noise, and quantises.
+   (:class:`phy.serdes.Impairments`), adds its noise, and quantises. The cursors near the
+   main one (the head) are read at every edge's own jittered time; on a long pulse the
+   others (the tail) come from a block convolution of the symbol stream done per chunk by
+   FFT, with the edge jitter to first order (:mod:`.tail`).
 3. The Rx FFE, the DFE and the slicer decide; errors are counted against the sent
    symbols (detector errors) and, after the postcoder, against the data (symbol and bit
    errors); bursts of detector errors are tracked (a burst ends after as many correct

@@ -32,8 +32,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.fft as sfft
+from numba import njit
 
-__all__ = ["TailPlan", "plan_tail"]
+__all__ = ["TailPlan", "add_tail", "add_tail_cols", "plan_tail"]
 
 IDENTITY_MAX = 4  # up to this many shifts, one filter each (no decomposition)
 
@@ -208,3 +209,31 @@ def plan_tail(S: np.ndarray, pos_base: float, spu: int, jpre: int, jpost: int, h
         coef = np.hstack([C, Cp])
     return TailPlan(hpre, hpost, jpre, jpost, s_min, np.ascontiguousarray(coef.T), kd, ku, max(r, rp),
                     err_d, err_u, lin, lin2, nfft).prepare()
+
+
+@njit(cache=True, fastmath=True)
+def add_tail(y, n_lo, n_hi, tb, tc, t_base, t_smin, shift):
+    """``y[n - n_lo] += sum_o tc[o, shift - t_smin] tb[o, n - t_base]``: the tail's share at
+    one sampling shift (its outputs ``tb`` per UI, their weights ``tc`` per shift)."""
+    no = tc.shape[0]
+    si = shift - t_smin
+    for o in range(no):
+        w = tc[o, si]
+        r = tb[o, n_lo - t_base : n_hi - t_base]
+        for i in range(n_hi - n_lo):
+            y[i] += w * r[i]
+
+
+@njit(cache=True, fastmath=True)
+def add_tail_cols(cols, n_lo, n_hi, tb, tc, t_base, t_smin, shift0):
+    """:func:`add_tail` for the columns ``p`` of ``cols[n - n_lo, p]`` (shift ``shift0 + p``)."""
+    no = tc.shape[0]
+    P = cols.shape[1]
+    s0 = shift0 - t_smin
+    for i in range(n_hi - n_lo):
+        row = cols[i]
+        for o in range(no):
+            v = tb[o, n_lo + i - t_base]
+            w = tc[o, s0 : s0 + P]
+            for p in range(P):
+                row[p] += w[p] * v
