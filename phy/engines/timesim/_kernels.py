@@ -326,7 +326,35 @@ def run_chunk(
             sample_row(ye, e_lo, e_hi, a, b, ax, bx, idx, S, T0, T1, spu, hpre, hpost, jpost,
                        agg_a, agg_b, agg_idx, agg_T0, agg_T1, agg_jmin, agg_jmax, eshift)
             add_tail(ye, e_lo, e_hi, tb, tc, t_base, t_smin, eshift)
-        for i in range(m):
+        if not want and cdr_kind == 0:  # the slicer alone at a fixed phase: the loop of decisions only
+            for i in range(m):
+                ii = s0 + i
+                for t in range(nt - 1, 0, -1):
+                    yring[t] = yring[t - 1]
+                yring[0] = adc(y[i] + rxn[ii], adc_step, adc_top)
+                yf = 0.0
+                for t in range(nt):
+                    yf += ffe[t] * yring[t]
+                fb = 0.0
+                for t in range(nd - 1, 0, -1):
+                    fb += dfe[t] * ahist[t]
+                z = (yf - fb) - d0 * a_prev
+                idx_d = 0
+                for t in range(M - 1):
+                    idx_d += z > thresholds[t]
+                a_hat = levels[idx_d]
+                dec[i] = idx_d
+                for t in range(nd - 1, 0, -1):
+                    ahist[t] = ahist[t - 1]
+                if nd > 0:
+                    ahist[0] = a_hat
+                a_prev = a_hat
+                prevyf = yf
+            preva = a_prev
+            m_loop = 0
+        else:
+            m_loop = m
+        for i in range(m_loop):
             ii = s0 + i
             gdec = g0 + ii  # the UI decided now
             # ---- newest sample into the FFE delay line
