@@ -10,7 +10,19 @@ their loss, reflections, quality and crosstalk, and their pulse responses.
 Units are SI throughout (Hz, s, m, ohm); names ending in ``_db`` are losses in dB.
 """
 
-from . import assembly, crosstalk, feedback, grid, icn, library, media, optical, quality, tdecq
+from . import (
+    assembly,
+    cascading,
+    crosstalk,
+    feedback,
+    grid,
+    icn,
+    library,
+    media,
+    optical,
+    quality,
+    tdecq,
+)
 from .channel import Channel, ILDResult, cascade
 from .errors import ChannelError, ChannelQualityWarning, TouchstoneWarning
 from .grid import GridInfo
@@ -33,6 +45,7 @@ __all__ = [
     "TouchstoneWarning",
     "assembly",
     "cascade",
+    "cascading",
     "crosstalk",
     "icn",
     "detect_port_order",

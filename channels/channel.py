@@ -517,7 +517,8 @@ class Channel:
 
     # ------------------------------------------------------------------ composition
     def cascade(self, other: "Channel") -> "Channel":
-        """This channel followed by ``other`` (both on the same frequency grid).
+        """This channel followed by ``other`` (both on the same frequency grid), cascaded on
+        arrays (:mod:`channels.cascading`).
 
         Crosstalk is referred to the far receiver, assuming aggressor lanes share the
         victim's through path: a FEXT aggressor of ``self`` continues through
@@ -525,25 +526,7 @@ class Channel:
         NEXT aggressor of ``self`` reaches it backwards through ``other`` and leaves
         forwards through it; a NEXT aggressor of ``other`` is unchanged.
         """
-        if not isinstance(other, Channel):
-            raise ChannelError(f"can only cascade a Channel with a Channel, not {type(other).__name__}")
-        if self.f.size != other.f.size or not np.allclose(self.f, other.f, rtol=1e-12, atol=1e-6):
-            raise ChannelError(
-                f"cannot cascade {self.name!r} ({self.f[0]:.6g}..{self.f[-1]:.6g} Hz, {self.f.size} points) "
-                f"with {other.name!r} ({other.f[0]:.6g}..{other.f[-1]:.6g} Hz, {other.f.size} points): "
-                "different frequency grids; use channels.cascade(..., grid='common') or .resample()"
-            )
-        name = f"{self.name}+{other.name}"
-        aggs = []
-        for a in self._aggressors:
-            aggs.append(
-                _join(other, _join(a, other), kind="next", name=a.name) if a.kind == "next" else _join(a, other)
-            )
-        for a in other._aggressors:
-            aggs.append(a if a.kind == "next" else _join(self, a, kind="fext", name=a.name))
-        joined = _join(self, other)
-        grid = self.grid or other.grid
-        return joined._replace(name=name, aggressors=aggs, grid=grid, port_order=None, source=None)
+        return cascade_pair(self, other)
 
     def __pow__(self, other: "Channel") -> "Channel":
         """``a ** b`` is ``a.cascade(b)`` (as for scikit-rf networks)."""
@@ -763,64 +746,6 @@ class Channel:
         )
 
 
-def _join(a: Channel, b: Channel, kind: str | None = None, name: str | None = None) -> Channel:
-    """Cascade the networks of ``a`` then ``b`` (kind and name default to ``a``'s; no aggressors)."""
-    kind = kind or a.kind
-    name = name or a.name
-    if a._se is not None and b._se is not None:
-        se = a._se ** _match_z0(b._se, a._se)
-        return Channel(se, name=name, kind=kind, grid=a.grid)
-    da, db = _dd(a), _dd(b)
-    return Channel(differential=da ** _match_z0(db, da), name=name, kind=kind, grid=a.grid)
-
-
-def _dd(ch: Channel) -> rf.Network:
-    return ch._mm if ch._se is None else ch._mm.subnetwork([0, 1])
-
-
-def _match_z0(b: rf.Network, a: rf.Network) -> rf.Network:
-    """``b`` renormalised so its input ports have the reference impedance of ``a``'s outputs."""
-    half = a.nports // 2
-    za, zb = a.z0[:, half:], b.z0[:, :half]
-    if np.allclose(za, zb):
-        return b
-    out = b.copy()
-    z = out.z0.copy()
-    z[:, :half] = za
-    out.renormalize(z)
-    return out
-
-
-def cascade(*parts: Channel, grid: str | np.ndarray | None = None) -> Channel:
-    """Cascade channels in order (input of the first to output of the last).
-
-    Parameters
-    ----------
-    *parts : Channel
-        Two or more channels.
-    grid : None, ``"common"`` or array of Hz
-        None: all parts must share one frequency grid. ``"common"``: resample all
-        onto a uniform grid from DC to the lowest last frequency among the parts, with
-        the smallest step among them. An array: resample (and, deliberately, extrapolate)
-        every part onto it (it must start at 0 Hz and be uniform).
-    """
-    if len(parts) < 1:
-        raise ChannelError("cascade needs at least one channel")
-    for p in parts:
-        if not isinstance(p, Channel):
-            raise ChannelError(f"cascade takes Channels, got {type(p).__name__}")
-    if grid is not None:
-        if isinstance(grid, str):
-            if grid != "common":
-                raise ChannelError(f"grid must be None, 'common' or an array of frequencies, got {grid!r}")
-            f_max = min(p.f[-1] for p in parts)
-            df = min(float(np.min(np.diff(p.f))) for p in parts)
-            f_new = uniform_frequencies(f_max, df)
-            f_new = f_new[f_new <= f_max * (1 + 1e-12)]
-        else:
-            f_new = check.frequencies(grid, "grid", increasing=True, min_points=2)
-        parts = tuple(p._moved(f_new) for p in parts)
-    out = parts[0]
-    for p in parts[1:]:
-        out = out.cascade(p)
-    return out
+# the cascade lives in channels.cascading (it needs Channel); re-exported here, where
+# channels.media and channels.crosstalk import it from
+from .cascading import cascade, cascade_pair  # noqa: E402

@@ -7,10 +7,12 @@ search chose. The steps, with the equations of Annex 93A:
 
 1. **Packages** (93A.1.2): each end gets the reference package
    (:func:`channels.media.com_package`: die capacitance and series inductance ladder, bump
-   capacitance, package line with the 93A loss model, ball capacitance), cascaded with the
-   channel by :func:`channels.cascade` on the pulse's DFT grid. NEXT aggressors use their
-   own package length. The voltage transfer between the die terminations ``R_d`` is
-   93A-18 (:func:`channels.media.terminate` and :meth:`channels.Channel.voltage_transfer`).
+   capacitance, package line with the 93A loss model, ball capacitance), built once per
+   package and grid, cascaded with the channel on its own frequencies on arrays
+   (:mod:`.chain`, :func:`channels.cascading.cascade_s`); only the transfer is moved onto
+   the pulse's DFT grid. NEXT aggressors use their own package length. The voltage
+   transfer between the die terminations ``R_d`` is 93A-18 (as
+   :func:`channels.media.terminate` and :meth:`channels.Channel.voltage_transfer`).
 2. **Filters** (93A-19): the Tx edge filter (93A-46), the Rx Butterworth at ``f_r f_b``
    (93A-20) and the CTLE (93A-22 with the 802.3ck low-frequency pair); the pulse response
    is the inverse DFT of that transfer times the spectrum of a one-UI rectangle, scaled
@@ -39,8 +41,6 @@ from dataclasses import asdict, dataclass, field, replace
 import numpy as np
 
 import channels
-from channels import media
-from channels.grid import resample_response
 from channels.response import rx_butterworth, tx_rise_filter
 
 from ..._validate import number
@@ -48,7 +48,7 @@ from ...errors import ConfigError
 from ...serdes import Cdr, Ctle, Dfe, Receiver, RxFfe, Transmitter, TxFfe
 from ..pmf import pmf_quantile
 from . import _kernels as _k
-from . import mmse
+from . import chain, mmse
 from .params import ComParams
 
 __all__ = ["MarginResult", "channel_margin"]
@@ -148,29 +148,10 @@ class MarginResult:
 
 
 # ----------------------------------------------------------------------------- the chain
-def _terminated_transfer(ch: channels.Channel, f: np.ndarray, p: ComParams, kind: str,
-                         cache: dict | None = None) -> np.ndarray:
-    """93A-18: voltage transfer of package + channel + package between the die terminations
-    ``R_d``; ``kind`` (``"through"``, ``"next"``, ``"fext"``) chooses the transmitter's
-    package. As the reference COM code does, the cascade is formed on the channel's own
-    frequencies and only the resulting transfer is moved onto the DFT grid ``f`` (by
-    :mod:`channels.grid`: de-rotated spline inside the band, the loss trend above it). A
-    channel given at another reference impedance than ``2 R_0`` is renormalised in the
-    cascade (its S-parameters say what it is at any reference)."""
-    own = ch.as_kind("through").without_aggressors()  # the aggressors have their own transfers
-    cache = {} if cache is None else cache
-
-    def pkg(end):  # the same package serves every channel on the same grid
-        key = (end, own.f.size, float(own.f[0]), float(own.f[-1]))
-        if key not in cache:
-            cache[key] = p.package(own.f, end)
-        return cache[key]
-
-    chain = channels.cascade(pkg({"through": "tx"}.get(kind, kind)), own, pkg("rx"))
-    if not np.allclose(chain.reference_impedance_ohm, 2 * p.r_d):
-        chain = media.terminate(chain, 2 * p.r_d, 2 * p.r_d)
-    h = chain.voltage_transfer()
-    return resample_response(chain.f, h, f, chain.delay_s, chain.loss_trend_db)
+def _terminated_transfer(ch: channels.Channel, f: np.ndarray, p: ComParams, kind: str, cache=None) -> np.ndarray:
+    """93A-18 on the DFT grid ``f``: :func:`.chain.terminated_transfer` (``cache`` is
+    unused: the packages are remembered there)."""
+    return chain.terminated_transfer(ch, f, p, kind)
 
 
 def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_ui: int | None = None,
@@ -214,12 +195,12 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
 
 
 def _margin_one(ch: channels.Channel, p: ComParams, n_ui, samples_per_ui) -> MarginResult:
-    """COM for one package: the chain, the equaliser search and the margin at its best."""
+    """COM for one package: the chain, the equaliser search and the margin at its best
+    (``params`` left empty: :func:`channel_margin` sets it once for the whole set)."""
     t_start = time.perf_counter()
     g = _Grid(ch, p, n_ui, samples_per_ui)
     chans = [(ch, "through", p.a_v)] + [(a, a.kind, p.a_ne if a.kind == "next" else p.a_fe) for a in ch.aggressors]
-    packages: dict = {}
-    spectra = [g.base * _terminated_transfer(c, g.f, p, kind, packages) * amp for c, kind, amp in chans]
+    spectra = [g.base * chain.terminated_transfer(c, g.f, p, kind) * amp for c, kind, amp in chans]
     tx_grid = p._tx_grid()
     ctle_settings = list(itertools.product(p.g_dc_db, p.g_dc2_db))
     fom_best, ci, ti, cursor, w_rx, pulses, notes, q_var = _search(p, g, chans, spectra, tx_grid, ctle_settings)
@@ -238,7 +219,7 @@ def _margin_one(ch: channels.Channel, p: ComParams, n_ui, samples_per_ui) -> Mar
         dfe_floating=r["dfe_floating"],
         rx_ffe=[float(x) for x in w_rx], cursor_index=int(cursor),
         settings_searched=int(tx_grid.shape[0] * len(ctle_settings)), seconds=time.perf_counter() - t_start,
-        params=p.to_dict(), notes=notes, cursor_offset_s=float((cursor - r["peak"]) / (g.fb * g.M)),
+        params={}, notes=notes, cursor_offset_s=float((cursor - r["peak"]) / (g.fb * g.M)),
     )
 
 
@@ -427,7 +408,7 @@ def _com_at(p: ComParams, g: _Grid, chans, pulses, taps, cursor: int, w_rx, hc, 
     xts = []
     for x, (_, kind, _) in zip(pulses[1:], chans[1:]):
         y = sum(c * np.roll(x, (i - 3) * M) for i, c in enumerate(taps)) if kind == "fext" else x
-        ph = int(np.argmax([np.sum(y[m::M] ** 2) for m in range(M)]))
+        ph = int(np.argmax(mmse.phase_energy(y, M)))
         s = y[ph::M]
         xts.append(s[np.abs(s) > thr])
     ystep = min(a_s / 1000, 1e-5)
@@ -480,7 +461,7 @@ def _fom_grid(tx_grid, y, M, nd, bmax, bmin, p, var_x, var_n, xt_pulses):
     fext = [x for x, kind in xt_pulses if kind == "fext"]
     r_xt = np.stack([_autocorr(x, M) for x in fext]) if fext else np.zeros((0, M, 5))
     pick = max if p.fom_xt_phase == "worst" else (lambda v: sum(v) / M)  # 93A-33/34, or over the phases
-    xt_const = sum(pick([float(np.sum(x[m::M] ** 2)) for m in range(M)]) for x, kind in xt_pulses if kind == "next")
+    xt_const = sum(pick([float(e) for e in mmse.phase_energy(x, M)]) for x, kind in xt_pulses if kind == "next")
     fom = np.empty(tx_grid.shape[0])
     cursor = np.empty(tx_grid.shape[0], dtype=np.int64)
     _k.fom_search(np.ascontiguousarray(tx_grid), y, win, lo, M, r_isi, r_j, r_xt, float(xt_const),

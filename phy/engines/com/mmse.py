@@ -34,7 +34,14 @@ import numpy as np
 from ..pmf import pmf_quantile
 from ._mmse_kernels import mmse_grid
 
-__all__ = ["mmse_grid", "phase_tables", "quant_step", "solve_at"]
+__all__ = ["mmse_grid", "phase_energy", "phase_tables", "quant_step", "solve_at"]
+
+
+def phase_energy(y: np.ndarray, M: int) -> np.ndarray:
+    """``e[ph] = sum_k y[ph + k M]^2`` for every phase ``ph < M`` (``y.size`` a multiple of
+    ``M``): one reduction over the contiguous per-phase rows, equal bit for bit to
+    ``np.sum(y[ph::M] ** 2)`` phase by phase (the same pairwise sums)."""
+    return np.sum(np.ascontiguousarray(y.reshape(-1, M).T) ** 2, axis=1)
 
 
 def phase_tables(y: np.ndarray, M: int, lags: int) -> tuple[np.ndarray, np.ndarray]:
@@ -222,7 +229,7 @@ def noise_at(p, pulses, kinds, h_rx, f, M: int, var_x: float, taps, s_ix: int, n
     r = r + (p.a_dd_ui**2 + p.sigma_rj_ui**2) * var_x * ac(slope[ph::M])
     for x, kind in zip(pulses[1:], kinds[1:]):
         y = ffe(x) if kind == "fext" else x
-        m = int(np.argmax([np.sum(y[q::M] ** 2) for q in range(M)]))
+        m = int(np.argmax(phase_energy(y, M)))
         r = r + var_x * ac(y[m::M])
     return r
 

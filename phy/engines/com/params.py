@@ -292,10 +292,18 @@ class ComParams:
         return PackageLine(tuple(lengths), tuple(self.z_c_ohm), self.gamma0_per_mm, self.a1, self.a2,
                            self.tau_ns_per_mm)
 
+    def package_key(self, end: str) -> tuple:
+        """Everything :meth:`package` reads for one end (hashable): two ends, cases or
+        parameter sets with equal keys have the same package on the same grid
+        (:func:`phy.engines.com.chain.package` remembers them by it)."""
+        return (self.line(end), tuple(self.c_d_f), tuple(self.l_s_h), float(self.c_b_f), float(self.c_p_f),
+                end == "rx")
+
     def package(self, f_hz: np.ndarray, end: str) -> channels.Channel:
         """The reference package (:func:`channels.media.com_package`) at one end, ``"tx"``,
         ``"next"`` or ``"fext"`` (an aggressor's transmitter) or ``"rx"``, with its
-        partial host channel on the board side where its line has one."""
+        partial host channel on the board side where its line has one. It reads only what
+        :meth:`package_key` holds."""
         ln = self.line(end)
         pkg = media.com_package(
             ln.lengths_m, ln.z_c_ohm, die_cap_f=self.c_d_f, series_l_h=self.l_s_h, bump_cap_f=self.c_b_f,
