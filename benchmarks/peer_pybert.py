@@ -47,9 +47,15 @@ Settings, next to the target (PAM4, 106.25 GBd, lossy channel with a ~64 UI puls
   defaults for everything else. Tx and Rx pad capacitances are ``cout = cin = 0.05`` pF; the
   default 0.5 pF alone costs more than 30 dB at 53 GHz. ``f_max = 150`` GHz and
   ``f_step = 10`` MHz. That gives about 16 dB of loss at 53.125 GHz, pads included.
-- pulse response length: the channel impulse response is fixed at 64 UI through PyBERT's
-  ``impulse_length`` trait. Left automatic, a lossy channel gets trimmed to its 20 UI minimum.
-  The trait is set only while ``calc_chnl_h()`` runs (see ``_FixedSpan``).
+- pulse response length: the channel impulse response is fixed at ``--impulse-ui`` UI
+  (default 64) through PyBERT's ``impulse_length`` trait. Left automatic, a lossy channel
+  gets trimmed to its 20 UI minimum. The trait is set only while ``calc_chnl_h()`` runs
+  (see ``_FixedSpan``). PyBERT cannot make the response longer than the record
+  (``n_ui`` UI); the span it actually built is reported as ``measured.pulse_span_ui``
+  (the one asked for is ``settings.channel_span_ui``). The native channel is short, so a
+  long span is mostly a near-zero tail, but PyBERT convolves directly (``numpy.convolve``),
+  so the cost grows as record x span: in the channel and Tx convolutions and in the
+  identity Rx FFE, which PyBERT zero-pads to the channel's length.
   ``my_run_simulation`` reuses the trait without converting ns to s, so with it set the CTLE
   response would span the whole record and its convolution would be O(N^2).
 - CTLE: trimmed automatically to 30-100 UI, and the length depends on the record length.
@@ -106,7 +112,7 @@ except ImportError as err:
     )
 
 BAUD = 106.25e9
-SPAN_UI = 64  # channel impulse (so pulse) response length
+SPAN_UI = 64  # default channel impulse (so pulse) response length, UI (--impulse-ui)
 N_DFE_TAPS = 8
 TX_FFE = {-1: -0.1, 1: -0.1}  # tap position -> weight; cursor = 1 - sum(|w|)
 TRAITS = {  # applied in this order (nbits before eye_bits)
@@ -139,23 +145,27 @@ STAGES = ("channel", "tx", "ctle", "ffe", "dfe", "jitter")  # PyBERT's own <stag
 
 
 class _FixedSpan(PyBERT):
-    """PyBERT with the channel impulse response fixed at ``SPAN_UI`` UI.
+    """PyBERT with the channel impulse response fixed at ``fixed_span_ui`` UI.
 
     ``impulse_length`` (ns) is set only while the channel is built; ``my_run_simulation``
     misreads it as seconds when trimming the CTLE (see the module docstring).
     """
 
+    fixed_span_ui = SPAN_UI  # a plain class value; traits turns it into an Int trait
+
     def calc_chnl_h(self):
-        self.impulse_length = SPAN_UI * self.ui * 1e9
+        self.impulse_length = self.fixed_span_ui * self.ui * 1e9
         try:
             return super().calc_chnl_h()
         finally:
             self.impulse_length = 0.0
 
 
-def configure(n_ui: int) -> PyBERT:
-    """A headless PyBERT set up as in the module docstring, for ``n_ui`` PAM4 symbols."""
+def configure(n_ui: int, span_ui: int = SPAN_UI) -> PyBERT:
+    """A headless PyBERT set up as in the module docstring, for ``n_ui`` PAM4 symbols and a
+    channel impulse response of ``span_ui`` UI."""
     b = _FixedSpan(run_simulation=False, gui=False)
+    b.fixed_span_ui = span_ui
     for name, value in {**TRAITS, "nbits": 2 * n_ui, "eye_bits": n_ui}.items():
         setattr(b, name, value)
     for tap in b.tx_taps:
@@ -200,13 +210,17 @@ def main() -> int:
     ap.add_argument("--n-ui", type=int, default=100_000, help="PAM4 symbols per run (500..5e6)")
     ap.add_argument("--repeat", type=int, default=3, help="timed runs; the best is reported")
     ap.add_argument("--warmup", type=int, default=1, help="untimed runs first (adapts the AGC)")
+    ap.add_argument("--impulse-ui", type=int, default=SPAN_UI,
+                    help=f"channel impulse response length, UI (default {SPAN_UI}; at most --n-ui)")
     ap.add_argument("--eyes", action="store_true", help="also build eye diagrams, bathtubs, plot data")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args()
     if not 500 <= args.n_ui <= 5_000_000 or args.repeat < 1 or args.warmup < 0:
         ap.error("need 500 <= --n-ui <= 5e6, --repeat >= 1, --warmup >= 0")
+    if not 1 <= args.impulse_ui <= args.n_ui:
+        ap.error("need 1 <= --impulse-ui <= --n-ui")
 
-    b = configure(args.n_ui)
+    b = configure(args.n_ui, args.impulse_ui)
     first = [run_once(b, args.eyes) for _ in range(args.warmup)]
     agc_start = b.decision_scaler
     times = []
@@ -231,12 +245,13 @@ def main() -> int:
         "n_ui": args.n_ui,
         "seconds": best,
         "ui_per_s": args.n_ui / best,
+        "pulse_span_ui": measured["pulse_span_ui"],  # as built; settings.channel_span_ui is as asked
         "settings": {
             **TRAITS,
             "baud": BAUD,
             "nbits": b.nbits,
             "eye_bits": b.eye_bits,
-            "channel_span_ui": SPAN_UI,
+            "channel_span_ui": args.impulse_ui,
             "tx_ffe": {str(k): v for k, v in TX_FFE.items()},
             "dfe_taps": N_DFE_TAPS,
             "rx_ffe": "cursor only (identity)",
@@ -254,7 +269,8 @@ def main() -> int:
         print(json.dumps(result, indent=2))
     else:
         print(f"PyBERT {PYBERT_VERSION}: {args.n_ui} UI in {best:.3f} s (best of {args.repeat}) "
-              f"= {result['ui_per_s']:.0f} UI/s; BER {measured['ber']:.2e}; "
+              f"= {result['ui_per_s']:.0f} UI/s; pulse span {measured['pulse_span_ui']:g} UI; "
+              f"BER {measured['ber']:.2e}; "
               f"stages {measured['stage_seconds']}")
     return 0
 
