@@ -152,10 +152,10 @@ def split(name, span, eye: bool, n_ui: int) -> dict:
 
     K.run_chunk, T.TailPlan.outputs = spy, spy_out
     try:
-        simulate(ch, min(n_ui, 1 << 16), eye=eye, chunk_ui=1 << 16, **kw)
+        simulate(ch, 1 << 16, eye=eye, chunk_ui=1 << 16, **kw)
     finally:
         K.run_chunk, T.TailPlan.outputs = run_chunk, outputs
-    A = cap[-1]
+    A = cap[0]  # the first chunk: a whole one
     (g0, n, hist, block, a, b, ax, bx, idx, sym, data, precoded, M, levels, thresholds, gray,
      S, T0, T1, spu, jpre, jpost, hpre, hpost, tb, tc, t_base, t_smin, agg_a, agg_b, agg_idx, agg_S, agg_T0,
      agg_T1, agg_jmin, agg_jmax) = A[:36]
@@ -184,7 +184,7 @@ def split(name, span, eye: bool, n_ui: int) -> dict:
     t_head = best(conv) / used
     t_fft = 0.0
     if outs:
-        plan, d, u = outs[-1]
+        plan, d, u = outs[0]
         t_fft = best(lambda: outputs(plan, d, u)) / (d.size - plan.kd.shape[1] + 1)
     return {"convolution_ns_per_ui": (t_head + t_fft) * 1e9, "fft_ns_per_ui": t_fft * 1e9}
 

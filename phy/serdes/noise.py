@@ -96,11 +96,12 @@ class Jitter:
 
     def tx_edges(self, k0: int, n: int, ui_s: float, rng: np.random.Generator) -> np.ndarray:
         """Displacements ``eps_k`` (s) of edges (or symbols) ``k0 .. k0+n-1``; Gaussian values
-        are clipped at 8 sigma (a probability of 1e-15) so that bounds hold. The dual Dirac
+        are clipped at 8 sigma (a probability of 1e-15) so that bounds hold. ``rng``: a numpy
+        ``Generator`` or a :class:`phy.serdes._kernels.FastNormal` (the simulator's). The dual Dirac
         draws its signs after the Gaussian values (none when ``dd_s`` is 0)."""
         eps = np.zeros(n)
         if self.rj_rms_s:
-            _k.normals(rng, eps, self.rj_rms_s, 8.0)
+            _k.gaussian(rng, eps, self.rj_rms_s, 8.0)
         if self.dcd_s:
             first = 0.5 if k0 % 2 == 0 else -0.5
             eps[0::2] += first * self.dcd_s
@@ -108,7 +109,8 @@ class Jitter:
         if self.sj_amplitude_s:
             _k.add_sine(eps, k0, 2 * np.pi * self.sj_frequency_hz * ui_s, self.sj_amplitude_s, self.sj_phase_rad)
         if self.dd_s:
-            eps += self.dd_s * (2.0 * rng.integers(0, 2, n) - 1.0)
+            gen = rng.generator if isinstance(rng, _k.FastNormal) else rng
+            eps += self.dd_s * (2.0 * gen.integers(0, 2, n) - 1.0)
         return eps
 
     def to_dict(self) -> dict:

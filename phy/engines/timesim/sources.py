@@ -101,7 +101,9 @@ class _TxSymbols:
         self.prev = 0  # last precoder output
         self.source = _Source(tx, r_sym)
         self.tx, self.lk, self.jitter = tx, lk, jitter
-        self.r_txn, self.r_jit = r_txn, r_jit
+        # Gaussian draws in the kernel (the ziggurat on xoshiro256++), each stream seeded by its own
+        # generator: the same seed gives the same run
+        self.r_txn, self.r_jit = SK.FastNormal(r_txn), SK.FastNormal(r_jit)
         self.ui, self.dt = 1.0 / lk.analog.baud_hz, lk.analog.dt_s
 
     def __call__(self, n):
@@ -113,7 +115,7 @@ class _TxSymbols:
             sent = data
         txn = np.zeros(n)
         if self.lk.tx_noise_rms:
-            SK.normals(self.r_txn, txn, self.lk.tx_noise_rms, 0.0)
+            self.r_txn.fill(txn, self.lk.tx_noise_rms)
         eps = self.jitter.tx_edges(self.k, n, self.ui, self.r_jit) / self.dt if self.jitter.has_tx else np.zeros(n)
         self.k += n
         return {"data": data, "sent": sent, "txn": txn, "eps": eps}
@@ -136,14 +138,14 @@ class RxNoise:
     def __init__(self, lk: PreparedLink, rng: np.random.Generator):
         self.g = lk.rx_noise_fir
         self.white = lk.white_noise_rms_v
-        self.rng = rng
+        self.rng = SK.FastNormal(rng)
         self.tail = np.zeros(self.g.size - 1)
 
     def take(self, n: int) -> np.ndarray:
         if self.g.size > 1:
             wn = np.empty(self.tail.size + n)
             wn[: self.tail.size] = self.tail
-            SK.normals(self.rng, wn[self.tail.size :], 1.0, 0.0)
+            self.rng.fill(wn[self.tail.size :], 1.0)
             rxn = np.empty(n)
             K.fir_valid(wn, self.g, rxn)
             self.tail = wn[wn.size - (self.g.size - 1):]
@@ -151,6 +153,6 @@ class RxNoise:
             rxn = np.zeros(n)
         if self.white:
             extra = np.empty(n)
-            SK.normals(self.rng, extra, self.white, 0.0)
+            self.rng.fill(extra, self.white)
             rxn += extra
         return rxn
