@@ -28,9 +28,10 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from . import _validate as check
+from ._burst_kernels import panjer_poisson, pattern_hits
 from .dfe import MAX_CHAIN_STATES, dfe_burst_means, dfe_transitions  # noqa: F401 (part of this API)
 from .errors import FecError
-from .interleave import bits_per_ui, gray_bits, postcoder_errors
+from .interleave import bits_per_ui
 from .rs import RSCode
 
 _SQRT2 = math.sqrt(2.0)
@@ -109,7 +110,12 @@ def miscorrection_probability(code: RSCode) -> float:
     ``sum_(i<=t) C(n,i) (q-1)^i / q^(2t)`` (the fraction of the space covered by the
     decoding spheres; REFERENCES.md), with n the (shortened) length.
     """
-    code = _code(code)
+    return _miscorrection(_code(code))
+
+
+@lru_cache(maxsize=64)
+def _miscorrection(code: RSCode) -> float:
+    """:func:`miscorrection_probability`, remembered per code (every FEC analysis reports it)."""
     q = code.gf.q
     i = np.arange(code.t + 1)
     log_terms = special.gammaln(code.n + 1) - special.gammaln(i + 1) - special.gammaln(code.n - i + 1)
@@ -317,25 +323,26 @@ def _hits(pattern: np.ndarray, code: RSCode, interleave: int, precoded: bool, mo
 @lru_cache(maxsize=1 << 16)
 def _hits_cached(key: bytes, m: int, interleave: int, precoded: bool, modulation: str):
     pattern = np.frombuffer(key, dtype=np.int64)
-    bpu = bits_per_ui(modulation)
-    upsym = m // bpu  # UIs per FEC symbol
-    ui = np.flatnonzero(pattern)
-    err = pattern[ui]
-    if precoded:
-        ui, err = postcoder_errors(ui, err)
-    bits = gray_bits(err) if bpu == 2 else (err % 2 != 0).astype(np.int64)
-    # every UI offset of the burst against the symbols (rows) and every interleave phase:
-    # the errors' symbols, a symbol counted once, and whether it is this codeword's
-    sym = (ui[None, :] + np.arange(upsym)[:, None]) // upsym
-    first = np.ones(sym.shape, dtype=bool)
-    first[:, 1:] = sym[:, 1:] != sym[:, :-1]  # ui ascending: a symbol's errors are adjacent
-    mine = (sym[:, None, :] + np.arange(interleave)[None, :, None]) % interleave == 0
-    hs = np.sum(first[:, None, :] & mine, axis=2).ravel()
-    bs = np.sum(np.where(mine, bits[None, None, :], 0), axis=2).ravel().astype(float)
-    out = (hs, np.full(hs.size, 1.0 / hs.size), bs)
+    hs, bs = _hits_of((pattern,), m, interleave, precoded, modulation)
+    out = (hs[0], np.full(hs.shape[1], 1.0 / hs.shape[1]), bs[0])
     for a in out:
         a.flags.writeable = False
     return out
+
+
+def _hits_of(patterns, m: int, interleave: int, precoded: bool, modulation: str):
+    """``(hits, bits)``, one row per pattern and a column per (UI phase, interleave phase):
+    every UI offset of the burst against the ``m``-bit symbols, the errors' symbols (a
+    symbol counted once) that are this codeword's, and their flipped bits
+    (:func:`fec._burst_kernels.pattern_hits`)."""
+    bpu = bits_per_ui(modulation)
+    upsym = m // bpu  # UIs per FEC symbol
+    flat = np.concatenate([np.asarray(x, dtype=np.int64) for x in patterns])
+    starts = np.concatenate([[0], np.cumsum([len(x) for x in patterns])]).astype(np.int64)
+    hs = np.empty((len(patterns), upsym * interleave), dtype=np.int64)
+    bs = np.empty(hs.shape)
+    pattern_hits(flat, starts, upsym, interleave, precoded, bpu == 2, hs, bs)
+    return hs, bs
 
 
 def burst_errors(
@@ -381,10 +388,9 @@ def burst_errors(
     fpos = sev / (1 - p0) if p0 < 1 else np.zeros_like(sev)
     fpos[0] = 0.0
     g = np.zeros(n + 1)
-    g[0] = np.exp(-lam)
     h = np.arange(n + 1)
-    for s in range(1, n + 1):
-        g[s] = lam / s * np.dot(h[1 : s + 1] * fpos[1 : s + 1], g[s - 1 :: -1][:s])
+    hs = np.flatnonzero(fpos)
+    panjer_poisson(float(lam), hs, hs * fpos[hs], g)
     # pre-FEC ratios: bits_total and hits_total are per burst and per codeword (averaged
     # over the interleave phase), so a burst holds interleave * bits_total bit errors
     pre_ber = rate * bits_total * interleave / bpu
@@ -412,21 +418,33 @@ def _severity(model: BurstModel, code: RSCode, interleave: int, precoded: bool):
     symbol hits. Remembered per model (by identity), code and configuration, so that a
     search over error ratios walks the patterns once."""
     n = code.n
-    sev = np.zeros(n + 1)
-    bits_total = 0.0
-    hits_total = 0.0
-    listed = 1.0 - model.truncated
-    for pat, p in zip(model.patterns, model.probabilities):
-        hs, wts, bs = _hits(pat, code, interleave, precoded, model.modulation)
-        np.add.at(sev, np.minimum(hs, n), listed * p * wts)
-        bits_total += listed * p * float(np.dot(wts, bs))
-        hits_total += listed * p * float(np.dot(wts, hs))
+    hs, w, bs = _listed_hits(model, code.m, int(interleave), bool(precoded))
+    sev = np.bincount(np.minimum(hs, n), w, n + 1) if hs.size else np.zeros(n + 1)
+    bits_total = float(w @ bs)
+    hits_total = float(w @ hs)
     hs, mass = _tail_hits(model, code, interleave, precoded)
     np.add.at(sev, hs, mass)
     hits_total += float(np.dot(hs, mass))
     bits_total += float(np.dot(hs, mass)) * code.m
     sev.flags.writeable = False
     return sev, bits_total, hits_total
+
+
+@lru_cache(maxsize=64)
+def _listed_hits(model: BurstModel, m: int, interleave: int, precoded: bool):
+    """The listed patterns' symbol hits and bit errors at every alignment (:func:`_hits_of`),
+    flattened pattern by pattern, with each alignment's probability (the pattern's, times
+    the listed share, times the alignment's weight): the same for every code of ``m``-bit
+    symbols, so the codes of one sweep point walk a model's patterns once."""
+    if not model.patterns:
+        return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
+    hs, bs = _hits_of(model.patterns, m, interleave, precoded, model.modulation)
+    listed = 1.0 - model.truncated
+    w = (listed * np.asarray(model.probabilities, dtype=float))[:, None] * np.full(hs.shape[1], 1.0 / hs.shape[1])
+    out = (hs.ravel(), w.ravel(), bs.ravel())
+    for a in out:
+        a.flags.writeable = False
+    return out
 
 
 def _tail_hits(model: BurstModel, code: RSCode, interleave: int, precoded: bool):

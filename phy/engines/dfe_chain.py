@@ -17,6 +17,14 @@ from functools import lru_cache
 
 import numpy as np
 
+from ._chain_kernels import (
+    chain_advance,
+    chain_shift,
+    chain_step,
+    mixture_tails,
+    slicer_probs,
+    tail_means,
+)
 from .pmf import discrete_pmf, gauss_convolve, split_variance
 from .stateye import StatEye
 
@@ -100,17 +108,26 @@ def _slicer_isi(eye: StatEye):
     var_eye = float(pmf @ (v - pmf @ v) ** 2)
     var_g = float(sum(x**2 for x in eye.sigma_v.values()))
     p2 = float(np.mean(eye.levels**2))
-    best = None
-    for i in np.flatnonzero(comb > 0):
-        if i + nd >= comb.size:
-            continue
-        res = comb * (lk.h0_v / comb[i])
-        res[i] = 0.0
-        res[i + 1 : i + 1 + nd] -= lk.dfe * lk.h0_v
-        gap = var_eye - var_g - p2 * float(res @ res)
-        if gap >= -0.02 * var_eye and (best is None or abs(gap) < abs(best[0])):
-            best = (gap, res, int(i))
-    return None if best is None else (best[1], best[2], var_eye)
+    # every candidate main cursor i at once: |res_i|^2 with res_i = comb h0 / comb[i], its
+    # own entry 0 and the DFE's taps off the next nd, is r^2 (|comb|^2 - comb[i]^2) less
+    # 2 r h0 sum_j comb[i+1+j] b_j plus h0^2 |b|^2 (r = h0 / comb[i])
+    cand = np.flatnonzero(comb > 0)
+    cand = cand[cand + nd < comb.size]
+    if cand.size == 0:
+        return None
+    h0, b = lk.h0_v, lk.dfe
+    r = h0 / comb[cand]
+    cross = sum(comb[cand + 1 + j] * b[j] for j in range(nd)) if nd else 0.0
+    norm2 = r**2 * (float(comb @ comb) - comb[cand] ** 2) - 2 * r * h0 * cross + h0**2 * float(b @ b)
+    gap = var_eye - var_g - p2 * norm2
+    ok = gap >= -0.02 * var_eye
+    if not ok.any():
+        return None
+    i = int(cand[np.argmin(np.where(ok, np.abs(gap), np.inf))])  # the first of the closest
+    res = comb * (h0 / comb[i])
+    res[i] = 0.0
+    res[i + 1 : i + 1 + nd] -= b * h0
+    return res, i, var_eye
 
 
 def _memory(eye: StatEye, rest, n: int) -> np.ndarray:
@@ -186,30 +203,34 @@ class _SlicerChain:
         self.K = K
         MW = M ** (K + 2)
         self.MW, self.q = MW, MW // M
-        A = np.indices((M,) * (K + 2)).reshape(K + 2, MW)  # A[0] = a_(t-1), A[1] = a_t, A[2:] the next K
-        ex = np.indices((M,) * (K + 1)).reshape(K + 1, -1)  # (a_(t-1), a_(t+1) .. a_(t+K)): the explicit ISI
-        s_ex = r1 * lv[ex[0]] + pre @ lv[ex[1:]]
-        s_w = r1 * lv[A[0]] + pre @ lv[A[2:]]
+        # a window (a_(t-1), a_t, a_(t+1) .. a_(t+K)), a_(t-1) slowest: its explicit ISI
+        # depends on a_(t-1) and the next K, s_w = r1 a_(t-1) + s_pre(a_(t+1) .. a_(t+K))
+        s_pre = pre @ lv[np.indices((M,) * K).reshape(K, -1)] if K else np.zeros(1)
+        s_ex = (r1 * lv[:, None] + s_pre[None, :]).ravel()  # over (a_(t-1), a_(t+1) .. a_(t+K))
+        self.d_w = (s_ex / self.dv).reshape(M, -1)  # in bins, by (a_(t-1), the next K)
+        d_ex = np.sort(self.d_w.ravel())  # ascending (tail_means reads them in runs)
         e = (np.arange(self.S)[:, None] // 3 ** np.arange(N)) % 3 - 1  # (S, N): the error i + 1 UI ago
         a = np.arange(M)
         nxt = a[None, :] + e[:, :1]
         ok = (nxt >= 0) & (nxt < M)  # a state that the previous symbol's level allows
         spacing = (lv[-1] - lv[0]) / (M - 1)
         delta = -h0 * (b[0] * (lv[np.clip(nxt, 0, M - 1)] - lv[a][None, :]) + spacing * (e[:, 1:] @ b[1:])[:, None])
-        self.ok = ok[:, A[0]]
-        self._bufs = None
+        self.ok_prev = ok  # (state, a_(t-1)): whether the window's previous symbol allows the state
+        self.rows = np.flatnonzero(np.arange(self.S) != self.zero)  # the states a burst can be in
         self.dirs = []
         for sign in (1, -1):
             has = (a < M - 1) if sign > 0 else (a > 0)
             thr = eye.thresholds_v[np.clip(a if sign > 0 else a - 1, 0, M - 2)]
             u = thr[None, None, :] - h0 * lv[a][None, None, :] - delta[:, :, None]  # (state, a_(t-1), a_t)
             eye_tail = 1.0 - self._at(cdf_e, u) if sign > 0 else self._at(cdf_e, u)
-            norm = np.array([self._tail(sign, self.cdf_x, self.sf_x, us[..., None] - s_ex).mean(axis=-1)
-                             for us in u])  # state by state: small arrays, in cache
+            cu = (u - self.v0) / self.dv  # the offsets in bins of the grid
+            norm = np.empty(u.size)
+            tail_means(self.sf_x if sign > 0 else self.cdf_x, cu.ravel(), d_ex, np.concatenate([[0.0], np.cumsum(d_ex)]),
+                       norm)
+            norm = norm.reshape(u.shape)
             scale = np.divide(eye_tail, norm, out=np.zeros_like(u), where=norm > 0) * (has[None, None, :] & ok[:, :, None])
-            fi = np.clip((u[:, A[0], A[1]] - s_w[None, :] - self.v0) / self.dv, 0.0, self.nv - 1.000001)
-            i0 = fi.astype(np.int64)
-            self.dirs.append((sign, scale[:, A[0], A[1]], i0, fi - i0))
+            # per (state, (a_(t-1), a_t)): the calibration and the offset the window's ISI moves
+            self.dirs.append((sign, scale.reshape(self.S, M * M), np.ascontiguousarray(cu.reshape(self.S, M * M))))
 
     def _at(self, y, x):
         """``y`` (on the eye's grid) at ``x``, linearly, held beyond the grid's ends."""
@@ -217,50 +238,35 @@ class _SlicerChain:
         i0 = fi.astype(np.int64)
         return y[i0] + (y[i0 + 1] - y[i0]) * (fi - i0)
 
-    def _tail(self, sign, cdf, sf, x):
-        return self._at(sf, x) if sign > 0 else self._at(cdf, x)
-
-    def probs(self, cdf, sf, rows=None):
-        """(up, down) per (state, window) for a rest of these tails: for every state, or
-        (``rows``) for every state but the end of a burst, into buffers the next call
-        overwrites (gathers into fresh arrays would cost more than the arithmetic)."""
-        if rows is None:
-            return self._probs(cdf, sf, [(scale, i0, fr, np.empty(i0.shape), np.empty(i0.shape))
-                                         for _sign, scale, i0, fr in self.dirs])
-        if self._bufs is None:
-            keep = np.arange(self.S) != self.zero
-            self._bufs = [(scale[keep], i0[keep], fr[keep], np.empty(i0[keep].shape), np.empty(i0[keep].shape))
-                          for _sign, scale, i0, fr in self.dirs]
-        return self._probs(cdf, sf, self._bufs)
-
-    @staticmethod
-    def _probs(cdf, sf, bufs):
-        out = []
-        for (scale, i0, fr, x, tmp), t in zip(bufs, (sf, cdf)):
-            np.take(np.diff(t, append=t[-1]), i0, out=x)
-            x *= fr
-            np.take(t, i0, out=tmp)
-            x += tmp
-            x *= scale
-            out.append(np.minimum(x, 1.0, out=x))
-        up, dn = out
-        np.subtract(1.0, up, out=bufs[1][4])
-        np.minimum(dn, bufs[1][4], out=dn)
+    def probs(self, cdf, sf):
+        """(up, down) per (state, window) for a rest of these tails
+        (:func:`phy.engines._chain_kernels.slicer_probs`)."""
+        (_s, sc_up, c_up), (_s, sc_dn, c_dn) = self.dirs
+        up, dn = np.empty((self.S, self.MW)), np.empty((self.S, self.MW))
+        slicer_probs(sf, cdf, sc_up, c_up, sc_dn, c_dn, self.d_w, np.arange(self.S), up, dn)
         return up, dn
 
-    def first_error(self):
+    def bins(self, state: int) -> np.ndarray:
+        """Where (fractional bins of the grid, held inside it) the ``+1`` error's tail is
+        read for each window from ``state`` (what :func:`slicer_probs` reads)."""
+        c = self.dirs[0][2][state].reshape(self.M, self.M)
+        return np.clip(c[:, :, None] - self.d_w[:, None, :], 0.0, self.nv - 1.000001).reshape(-1)
+
+    def first_error(self, up=None):
         """The mass over (state, next window less its newest symbol) one UI after a ``+1``
-        first error, and the bins of the first error's ``X`` (centres, weights)."""
-        sign, scale, i0, fr = self.dirs[0]
-        up, _dn = self.probs(self.cdf_x, self.sf_x)
+        first error, and the bins of the first error's ``X`` (centres, weights); ``up``:
+        the unconditioned :meth:`probs`' first, when already at hand."""
+        scale = self.dirs[0][1]
+        if up is None:
+            up, _dn = self.probs(self.cdf_x, self.sf_x)
         z = self.zero
         y = np.zeros((self.S, self.q))
         y[3 * (z % 3 ** (self.N - 1)) + 2] = up[z].reshape(self.M, self.q).sum(axis=0)
-        # X at the first error: its density times the windows' weight with their threshold below it
-        c = i0[z] + fr[z]
-        order = np.argsort(c)
-        wts = np.cumsum((scale[z] / self.MW)[order])
-        post = self.px * np.concatenate([[0.0], wts])[np.searchsorted(c[order], np.arange(self.nv), side="right")]
+        # X at the first error: its density times the windows' weight with their threshold at
+        # or below it (a grid point j: the windows read at ceil(bin) <= j)
+        wz = np.repeat(scale[z] / self.MW, self.MW // scale.shape[1])
+        below = np.bincount(np.ceil(self.bins(z)).astype(np.int64), wz, self.nv)
+        post = self.px * np.cumsum(below)
         if not y.sum() > 0 or not post.sum() > 0:  # no error the grid can hold: nothing to condition on
             return None, None, None
         cum = np.cumsum(post) / post.sum()
@@ -276,9 +282,9 @@ class _SlicerChain:
         r = self.rho[L - 1] if L <= self.rho.size else 0.0
         if r == 0.0:
             return self.cdf_x, self.sf_x
-        x = (self.v0 + self.dv * np.arange(self.nv))[None, :] - r * xb[:, None]
-        x /= np.sqrt(1.0 - r * r)
-        return wb @ self._at(self.cdf_x, x), wb @ self._at(self.sf_x, x)
+        out = np.empty((2, self.nv))
+        mixture_tails(self.cdf_x, self.sf_x, xb, wb, r, self.v0, self.dv, out)
+        return out[0], out[1]
 
     def table(self, max_rows: int) -> np.ndarray:
         """Rows ``(P, 3^N, 3)``: a forward pass from a ``+1`` first error, mirrored for a
@@ -286,12 +292,14 @@ class _SlicerChain:
         the mass is held over (state, window less its newest symbol)."""
         S, M, q, zero = self.S, self.M, self.q, self.zero
         up0, dn0 = self.probs(self.cdf_x, self.sf_x)
-        w = self.ok.astype(float)
+        # unconditioned data: the windows whose previous symbol allows the state, equally likely
+        w = self.ok_prev.astype(float)
+        n_ok = np.maximum(w.sum(axis=1) * (self.MW // M), 1.0)
         base = np.zeros((S, 3))
-        base[:, 1] = (up0 * w).sum(axis=1) / np.maximum(w.sum(axis=1), 1.0)
-        base[:, 2] = (dn0 * w).sum(axis=1) / np.maximum(w.sum(axis=1), 1.0)
+        base[:, 1] = (up0.reshape(S, M, -1).sum(axis=2) * w).sum(axis=1) / n_ok
+        base[:, 2] = (dn0.reshape(S, M, -1).sum(axis=2) * w).sum(axis=1) / n_ok
         keep = np.arange(S) != zero  # the states a burst can be in
-        Y, xb, wb = self.first_error()
+        Y, xb, wb = self.first_error(up0)
         if Y is None:
             base[:, 0] = np.maximum(1.0 - base[:, 1] - base[:, 2], 0.0)
             return base[None]
@@ -299,14 +307,22 @@ class _SlicerChain:
         mirror = ((2 - digits) * 3 ** np.arange(self.N)).sum(axis=1)
         rows = []
         alive = 1.0
+        up0k, dn0k = np.ascontiguousarray(up0[keep]), np.ascontiguousarray(dn0[keep])
+        gk_up, gk_dn = np.empty((S - 1, q)), np.empty((S - 1, q))
+        rowmap = np.cumsum(keep) - 1
+        rowmap[zero] = -1
+        Y_next = np.empty((S, q))
+        (_s, sc_up, c_up), (_s, sc_dn, c_dn) = self.dirs
         for p in range(max_rows):
             memory = p < max_rows - 1 and p < self.rho.size and abs(self.rho[p]) > 1e-4
-            up, dn = self.probs(*self.tails_at(p + 1, xb, wb), rows=True) if memory else (up0[keep], dn0[keep])
-            Y4 = Y.reshape(S, M, q // M) / M
-            g_up, g_dn = np.zeros((S, q)), np.zeros((S, q))
-            g_up[keep] = np.einsum("sam,samk->smk", Y4[keep], up.reshape(-1, M, q // M, M)).reshape(-1, q)
-            g_dn[keep] = np.einsum("sam,samk->smk", Y4[keep], dn.reshape(-1, M, q // M, M)).reshape(-1, q)
-            mass, f_up, f_dn = Y.sum(axis=1), g_up.sum(axis=1), g_dn.sum(axis=1)
+            Yk = np.ascontiguousarray(Y[keep])
+            if memory:  # the rest's tails moved by the first error's: the probabilities afresh
+                cdf_t, sf_t = self.tails_at(p + 1, xb, wb)
+                chain_step(sf_t, cdf_t, sc_up, c_up, sc_dn, c_dn, self.d_w, self.rows, Yk, M, gk_up, gk_dn)
+            else:
+                chain_advance(Yk, up0k, dn0k, M, gk_up, gk_dn)
+            mass, f_up, f_dn = Y.sum(axis=1), np.zeros(S), np.zeros(S)
+            f_up[keep], f_dn[keep] = gk_up.sum(axis=1), gk_dn.sum(axis=1)
             m2 = mass + mass[mirror]
             row = base.copy()
             seen = m2 > 0
@@ -314,11 +330,8 @@ class _SlicerChain:
             row[seen, 2] = (f_dn + f_up[mirror])[seen] / m2[seen]
             row[:, 0] = np.clip(1.0 - row[:, 1] - row[:, 2], 0.0, 1.0)
             rows.append(row)
-            g_all = np.repeat(Y4.sum(axis=1), M, axis=1)
-            y = np.zeros((S // 3, 3, q))
-            for digit, f in zip((1, 2, 0), (g_all - g_up - g_dn, g_up, g_dn)):
-                y[:, digit, :] = f.reshape(3, S // 3, q).sum(axis=0)  # the oldest error leaves the state
-            Y = y.reshape(S, q)
+            chain_shift(Y, gk_up, gk_dn, rowmap, M, S // 3, Y_next)  # the oldest error leaves the state
+            Y, Y_next = Y_next, Y
             Y[zero] = 0.0  # N right decisions: the burst is over
             left = Y.sum()
             alive *= left

@@ -12,6 +12,7 @@ import numpy as np
 import channels
 
 from ..engines import channel_margin, statistical_eye
+from ..engines.com.chain import package
 from ..errors import ConfigError
 from ..serdes import (
     Cdr,
@@ -130,7 +131,9 @@ def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float,
     full = ch
     if use_pkg:
         f = ch.f
-        full = channels.cascade(p.package(f, "tx"), ch, p.package(f, "rx"))
+        # the reference packages, remembered by their parameters and grid (every channel of a
+        # sweep on one grid has the same)
+        full = channels.cascade(package(p, f, "tx"), ch, package(p, f, "rx"))
     com_db = None
     if s.tx is None:
         if spec.modulation != ("pam4" if p.levels == 4 else "nrz"):
@@ -161,17 +164,19 @@ def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float,
     if s.rx_impairments is not None:  # the real receiver, whatever equalisation it runs
         candidates = [(label, tx, replace(rx, impairments=s.rx_impairments), phases)
                       for label, tx, rx, phases in candidates]
-    best, tried = None, []
+    best, tried, pulse = None, [], None
     for label, tx, rx, phases in candidates:
         if tx.modulation != spec.modulation:
             raise ConfigError(f"the Serdes transmitter modulates {tx.modulation}, the link {spec.modulation}")
+        if pulse is None:  # every candidate and phase reads the same pulse
+            pulse = full.pulse_response(baud, EYE_SAMPLES_PER_UI)
         if noise.rx_noise_psd_v2_per_hz > 0 and rx.bandwidth_hz is None:
             rx = replace(rx, bandwidth_hz=0.75 * baud)
             notes.append("receiver bandwidth set to 0.75 baud for the noise density")
         for phase in phases:
             cdr = phase if isinstance(phase, Cdr) else Cdr(phase=phase)
-            eye = statistical_eye(full, baud_hz=baud, tx=tx, rx=rx, noise=noise, jitter=jitter, cdr=cdr,
-                                  columns="sampling")
+            eye = statistical_eye(pulse, baud_hz=baud, tx=tx, rx=rx, noise=noise, jitter=jitter, cdr=cdr,
+                                  samples_per_ui=EYE_SAMPLES_PER_UI, columns="sampling")
             der = float(eye.ser_dfe())
             what = label if isinstance(phase, Cdr) else f"{label}, sampled at {_PHASE_WORDS[phase]}"
             tried.append((what, float(eye.ser()), der))
@@ -182,11 +187,15 @@ def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float,
         notes.append(f"COM ({p.name}) {com_db:.2f} dB; equalisation: {label}")
     ref = None
     if rx.impairments is not None and not rx.impairments.ideal:  # the reference receiver on the same equalisation
-        ref = float(statistical_eye(full, baud_hz=baud, tx=tx, rx=replace(rx, impairments=None), noise=noise,
-                                    jitter=jitter, cdr=cdr, columns="sampling").ser_dfe())
+        ref = float(statistical_eye(pulse, baud_hz=baud, tx=tx, rx=replace(rx, impairments=None), noise=noise,
+                                    jitter=jitter, cdr=cdr, samples_per_ui=EYE_SAMPLES_PER_UI,
+                                    columns="sampling").ser_dfe())
     return Segment(name, full, baud, tx, rx, noise, jitter, eye, float(eye.ser()), der, label, com_db,
                    float(full.delay_s), tuple(notes), cdr, tuple(tried), ref)
 
+
+#: Samples per UI of the pulse the segments' statistical eyes read (the engines' default).
+EYE_SAMPLES_PER_UI = 32
 
 #: The candidate that is COM's equalisation as COM found it: its Tx FFE, CTLE and Rx FFE
 #: taps, sampled at its cursor.

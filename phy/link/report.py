@@ -4,6 +4,7 @@ its reasons)."""
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import asdict, dataclass, field, replace
 
@@ -365,8 +366,23 @@ def _segment_report(e: Segment, target: float, own: channels.Channel | None = No
                          e.eye.heights_v(target).tolist(), target, dict(e.eye.sigma_v), e.equalisation,
                          e.tx.to_dict(), e.rx.to_dict(), e.com_db, e.delay_s, list(e.notes), e.cdr.to_dict(),
                          [list(c) for c in e.candidates],
-                         channel_figures(e.channel, e.baud_hz, own, e.tx.levels.size)
+                         _figures(e.channel, e.baud_hz, own, e.tx.levels.size)
                          if e.equalisation != "module DSP" else {})
+
+
+_FIGURES: dict = {}  # recent channel figures by channel objects and signal: a sweep's FEC choices share them
+
+
+def _figures(ch: channels.Channel, baud_hz: float, own: channels.Channel | None, levels: int) -> dict:
+    """:func:`channel_figures`, remembered for the last 64 channels (a copy each time)."""
+    key = (id(ch), id(own), float(baud_hz), int(levels))
+    hit = _FIGURES.get(key)
+    if hit is None or hit[0] is not ch or hit[1] is not own:
+        hit = (ch, own, channel_figures(ch, baud_hz, own, levels))
+        _FIGURES[key] = hit
+        if len(_FIGURES) > 64:
+            _FIGURES.pop(next(iter(_FIGURES)))
+    return copy.deepcopy(hit[2])
 
 
 def channel_figures(ch: channels.Channel, baud_hz: float, own: channels.Channel | None = None,

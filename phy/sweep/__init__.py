@@ -44,8 +44,9 @@ What a run survives:
 
 Executors share one interface: ``inline`` (this process), ``processes`` (worker
 processes of this run) and ``dask`` (``distributed``: a scheduler address, or a local
-cluster). Points that share a channel travel together in chunks, so each worker builds
-and equalises a channel once for all the FEC and framing choices on it.
+cluster). Points that share a channel travel together in chunks, and a process pool gives
+a free worker the chunks of a channel it has built first, so each worker builds and
+equalises a channel once for all the FEC and framing choices on it.
 
 The package: :mod:`phy.sweep.spec` (the schema, files, points and their keys),
 :mod:`phy.sweep.point` (one point's link and record), :mod:`phy.sweep.store` (the locked

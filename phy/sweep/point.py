@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from functools import lru_cache
 from pathlib import Path
@@ -32,8 +33,17 @@ def _channel(key: tuple, root: str):
         f = Path(p["channel.file"])
         return channels.load(f if f.is_absolute() else Path(root) / f, thru=p["channel.thru"])
     if p["channel.connectors"]:
-        parts = [media.connector(), *parts, media.connector()]
+        parts = [_connector(), *parts, _connector()]
     return media.cascade(*parts).renamed(f"{kind}_{L:g}m")
+
+
+@lru_cache(maxsize=1)
+def _connector():
+    """The mated connector at each end of a synthesized cable or line (:func:`channels.media.connector`,
+    on the default grid): the same for every point, built once per process."""
+    from channels import media
+
+    return media.connector()
 
 
 @lru_cache(maxsize=32)
@@ -52,9 +62,8 @@ def _optics(kind: str, length_m: float, baud_hz: float, rin):
 def _preset_serdes(baud_hz: float, modulation: str):
     """A fixed equalisation for fast sweeps: no Tx FFE, a 0.58-baud Butterworth front end,
     a 16-tap MMSE Rx FFE (5 pre) and one DFE tap: the 802.3dj KR receiver's structure."""
-    from ..serdes import Dfe, RxFfe
     from ..link import Serdes
-    from ..serdes import Receiver, Transmitter
+    from ..serdes import Dfe, Receiver, RxFfe, Transmitter
 
     return Serdes(tx=Transmitter(modulation, swing_v=0.413, level_mismatch=0.95 if modulation == "pam4" else 1.0),
                   rx=Receiver(bandwidth_hz=0.58 * baud_hz, ffe=RxFfe(5, 10), dfe=Dfe(1)), name="preset")
@@ -109,7 +118,8 @@ def _flat(r) -> dict:
 
 def evaluate_point(p: dict) -> dict:
     """One point's record: ``key``, ``params``, ``status`` (``"ok"`` or ``"error"``),
-    ``row`` (the flat figures) or ``error``, and ``seconds``."""
+    ``row`` (the flat figures) or ``error``, ``seconds`` and ``worker_pid`` (the process
+    that ran it)."""
     from ..link import evaluate_link
 
     t = time.perf_counter()
@@ -122,6 +132,7 @@ def evaluate_point(p: dict) -> dict:
         rec["status"] = "error"
         rec["error"] = f"{type(e).__name__}: {e}"
     rec["seconds"] = time.perf_counter() - t
+    rec["worker_pid"] = os.getpid()
     return rec
 
 

@@ -3,13 +3,12 @@ executor, recorded as they end."""
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from dataclasses import dataclass, field
 
 from ..errors import ConfigError
-from .spec import _CHANNEL_KEYS, _SWEEP_KEYS, SweepSpec, _get, point_key, points
+from .spec import _SWEEP_KEYS, SweepSpec, medium_key, point_key, points
 from .store import _Store, read_records
 from .workers import _executor
 
@@ -74,15 +73,12 @@ class _Progress:
 
 
 def _chunks(todo: list[dict], size: int) -> list[list[dict]]:
-    """Points grouped by medium (channel or optics and the rate), then cut into chunks."""
-    def medium(p):
-        return json.dumps([_get(p, k) for k in (*_CHANNEL_KEYS, "optics.kind", "optics.length_m",
-                                                "link.lane_rate_gbps", "link.modulation", "link.equalization")],
-                          default=str)
-
+    """Points grouped by medium (:func:`phy.sweep.spec.medium_key`: the channel or optics,
+    the rate and the equalisation), then cut into chunks; a process pool gives a medium's
+    chunks to a worker that has built it where it can (:class:`phy.sweep.workers._Pool`)."""
     groups: dict = {}
     for p in todo:
-        groups.setdefault(medium(p), []).append(p)
+        groups.setdefault(medium_key(p), []).append(p)
     out = []
     for g in groups.values():
         for i in range(0, len(g), size):
@@ -136,8 +132,9 @@ def run_sweep(spec: SweepSpec, store, *, executor: str | None = None, workers: i
         address; default the spec's (a scheduler implies Dask).
     point_timeout_s : float, optional
         The time limit of one point (s); default the spec's ``[sweep] point_timeout_s``,
-        else :data:`DEFAULT_POINT_TIMEOUT_S` = 60 s. A point normally takes 0.2 to 3 s,
-        :func:`phy.evaluate_link` is bounded at about 10 s on any accepted input, and the
+        else :data:`DEFAULT_POINT_TIMEOUT_S` = 60 s. A point normally takes a few ms to 3 s
+        (with preset equalisation about 0.2 s for a channel's first point, a few ms for the
+        others on it; COM's equalisation seconds), :func:`phy.evaluate_link` is bounded at about 10 s on any accepted input, and the
         first point of a fresh worker adds a few seconds (Numba's cached kernels load, or
         compile when the cache is cold: about 2 s here); two or three times slower on a
         machine running more workers than cores still ends well inside 60 s. Past that a

@@ -363,3 +363,11 @@ def _medium_of(p: dict) -> str:
 _CHANNEL_KEYS = ("channel.kind", "channel.length_m", "channel.awg", "channel.connectors", "channel.name",
                  "channel.file", "channel.thru", "channel.host", "channel.crosstalk")
 
+
+def medium_key(p: dict) -> str:
+    """What a point's channel (or optics) and its eye depend on besides the FEC and the
+    framing: its medium, the rate, the modulation and the equalisation. Points with the
+    same key share the channel a worker builds and the eye it computes."""
+    return json.dumps([_get(p, k) for k in (*_CHANNEL_KEYS, "optics.kind", "optics.length_m", "optics.rin_db_per_hz",
+                                            "link.lane_rate_gbps", "link.modulation", "link.equalization",
+                                            "serdes.rx_impairments")], default=str)

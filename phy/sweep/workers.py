@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from .point import evaluate_point
-from .spec import point_key
+from .spec import medium_key, point_key
 
 
 # ----------------------------------------------------------------------------- workers
@@ -76,6 +76,12 @@ def _serve(rfd: int, wfd: int, parent: int) -> None:
         return
 
 
+#: A worker remembers the media of its last chunks (its channel cache holds 32,
+#: :func:`phy.sweep.point._channel`), and a free worker looks that far into the queue for
+#: one of them.
+MEDIA_REMEMBERED = 32
+MEDIA_SCAN = 256
+
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 #: One thread per worker for the BLAS and OpenMP pools unless the environment says
 #: otherwise (Dask's workers have the same): the workers are the parallelism, and threads
@@ -112,11 +118,16 @@ class _Worker:
         self.tx = _mpc.Connection(down_w, readable=False)
         self.rx = _mpc.Connection(up_r, writable=False)
         self.todo: list[dict] = []  # the points given and not yet reported, in order
+        self.media: deque = deque(maxlen=MEDIA_REMEMBERED)  # the media of its recent chunks (medium_key)
         self.ready = False
         self.since: float | None = None  # when the point in hand (todo[0]) started (time.perf_counter, s)
 
     def give(self, pts: list[dict]) -> None:
         self.todo = list(pts)
+        for k in dict.fromkeys(medium_key(p) for p in pts):
+            if k in self.media:
+                self.media.remove(k)
+            self.media.append(k)
         if self.ready:
             self.send()
 
@@ -183,11 +194,37 @@ class _Pool:
     def _dispatch(self, queue: deque) -> None:
         for w in self.workers:
             if queue and w.ready and not w.todo:
-                w.give(queue.popleft())
+                w.give(self._next_for(w, queue))
         while queue and len(self.workers) < self.n:
             w = _Worker()
-            w.give(queue.popleft())
+            w.give(self._next_for(w, queue))
             self.workers.append(w)
+
+    def _next_for(self, w: _Worker, queue: deque) -> list[dict]:
+        """The chunk a free worker takes: the first in the queue on a medium it has built
+        recently (its channel and eye are in its caches), else the first on a medium no
+        other worker has built recently (a fresh worker does not take the second half of
+        a medium another one is building), else the first. It looks at most
+        :data:`MEDIA_SCAN` chunks deep."""
+        others = set()
+        for o in self.workers:
+            if o is not w:
+                others.update(o.media)
+        fallback = None
+        for i, chunk in enumerate(queue):
+            if i >= MEDIA_SCAN:
+                break
+            k = medium_key(chunk[0])
+            if k in w.media:
+                del queue[i]
+                return chunk
+            if fallback is None and k not in others:
+                fallback = i
+        if fallback is None or fallback == 0:
+            return queue.popleft()
+        chunk = queue[fallback]
+        del queue[fallback]
+        return chunk
 
     def _wait_s(self, busy) -> float | None:
         ends = [w.since + self.timeout_s for w in busy if w.since is not None] if self.timeout_s else []
