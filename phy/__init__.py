@@ -12,7 +12,11 @@ applications, one package per stage, the imports flowing one way:
 * :mod:`phy.latency`: the layers above the link (switch queueing, endpoints, software and
   collectives), stacked into a transfer's one way and a read's round trip;
 * :mod:`phy.topology`: racks and domains built from those links, and decode over them;
-* :mod:`phy.sweep` and :mod:`phy.cli`: batch sweeps and the ``linkmodel`` command.
+* :mod:`phy.sweep` and :mod:`phy.cli`: batch sweeps and the ``linkmodel`` command (its
+  TOML formats in ``docs/toml_reference.md``, rendered from the schemas by
+  :mod:`phy.cli.reference`).
+
+``phy.__version__`` is the installed distribution's version (``linkmodel --version``).
 
 The time-domain simulator takes a :class:`channels.Channel` or a
 :class:`channels.PulseResponse` and a SerDes described by :class:`Transmitter`,
@@ -43,7 +47,16 @@ from .serdes import (
     signals,
 )
 
+try:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as _dist_version
+
+    __version__: str = _dist_version("linkmodel")
+except PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0+unknown"
+
 __all__ = [
+    "__version__",
     "DEFAULT_TARGET_BER",
     "Framing",
     "LinkReport",

@@ -1,7 +1,26 @@
-"""The one plotting helper every stage shares: matplotlib is optional, so a plot function
-takes ``ax=None`` and asks for its Axes here."""
+"""The plotting helpers every stage shares: matplotlib is optional, so a plot function
+takes ``ax=None`` and asks for its Axes here (and imports matplotlib only when it draws)."""
 
 from __future__ import annotations
+
+#: Readable names of the latency layers and terms (:mod:`phy.latency.stack`) for legends.
+READABLE = {
+    "endpoint": "endpoint controllers",
+    "phy": "PHY (SerDes, FEC, flight)",
+    "link": "link layer (CRC, replay, serialization)",
+    "switch": "switch (port to port, queueing)",
+    "path": "retimers in the path",
+    "memory": "remote memory access",
+    "software": "software (collective library)",
+    "bandwidth": "payload at the link bandwidth",
+    "serdes_tx": "Tx SerDes",
+    "serdes_rx": "Rx SerDes",
+    "fec_accumulation": "FEC codeword accumulation",
+    "fec_decode": "FEC decode",
+    "time_of_flight": "time of flight",
+    "crc_check": "CRC check",
+    "retry_mean": "replay (mean)",
+}
 
 
 def axes(ax):
@@ -13,3 +32,66 @@ def axes(ax):
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("plots need matplotlib: pip install 'linkmodel[plots]'") from exc
     return plt.subplots()[1]
+
+
+def readable(name: str) -> str:
+    """A legend's name for a latency layer or term: :data:`READABLE`, else the words of
+    the snake_case name."""
+    return READABLE.get(name, name.replace("_", " "))
+
+
+def share_limits(axs, which: str = "y"):
+    """Give every Axes in ``axs`` the union of their limits on ``which`` ("x" or "y"), so
+    side-by-side panels (a time-domain and a statistical eye) read on one scale."""
+    axs = list(axs)
+    get, put = (("get_xlim", "set_xlim") if which == "x" else ("get_ylim", "set_ylim"))
+    lims = [getattr(a, get)() for a in axs]
+    lo, hi = min(min(li) for li in lims), max(max(li) for li in lims)
+    for a in axs:
+        getattr(a, put)(lo, hi)
+    return axs
+
+
+def latency_bars(ax, rows, *, label_frac_per_char: float = 0.01):
+    """Stacked horizontal bars of latencies, layer by layer, in ns (a linear axis, so each
+    segment's length is its share): each segment carries its value when it is wide enough
+    to hold it, each bar its total at its end, the legend readable names.
+
+    Parameters
+    ----------
+    ax : Axes or None
+    rows : sequence of (label, {layer: seconds})
+        One bar per row, top to bottom; zero or negative layers are skipped.
+    label_frac_per_char : float
+        A segment is labelled inside when it spans at least this fraction of the widest bar
+        per character of its label.
+
+    Returns
+    -------
+    Axes
+    """
+    ax = axes(ax)
+    colours: dict = {}
+    widest = max((sum(v for v in d.values() if v > 0) for _, d in rows), default=0.0) * 1e9
+    for y, (_, layers) in enumerate(rows):
+        left = 0.0
+        for k, v in layers.items():
+            if v <= 0:
+                continue
+            w = v * 1e9
+            first = k not in colours
+            c = colours.setdefault(k, f"C{len(colours)}")
+            ax.barh([y], [w], left=left, color=c, edgecolor="white", linewidth=0.6,
+                    label=readable(k) if first else None)
+            text = f"{w:,.0f}"
+            if widest and w / widest >= label_frac_per_char * len(text):
+                ax.text(left + w / 2, y, text, ha="center", va="center", fontsize=8, color="white",
+                        fontweight="bold")
+            left += w
+        ax.text(left, y, f"  {left:,.0f} ns", va="center", fontsize=9)
+    ax.set_yticks(range(len(rows)), [r[0] for r in rows])
+    ax.invert_yaxis()
+    ax.set_xlim(0, widest * 1.15 if widest else 1.0)
+    ax.grid(alpha=0.3, axis="x")
+    ax.set_axisbelow(True)
+    return ax

@@ -20,9 +20,16 @@ Subcommands (``linkmodel SUBCOMMAND --help`` for each):
   resumes; a per-point time limit (``--point-timeout-s``).
 * ``rack SPEC.toml``: a topology roll-up (:mod:`phy.topology`) and its exports.
 
-A bad argument or file exits with status 2 and one line on stderr; Ctrl-C exits with 130
-(a sweep's finished points are kept); a closed stdout (``linkmodel library --json | head``)
-ends the command quietly with status 141, as a shell's SIGPIPE would.
+``linkmodel --version`` prints the installed version. The TOML formats of ``link``,
+``sweep`` and ``rack`` are in ``docs/toml_reference.md``, rendered from the schemas that
+validate them (:mod:`phy.cli.reference`).
+
+Exit status (:data:`EXIT_CODES`): 0 done (for ``link``: the link passes); 1 ``link``'s
+link fails its target (the report is still printed); 2 bad input: an argument, a file, a
+key or value, or a check of the whole (a model that does not fit in memory), found before
+any work, with one line on stderr; 130 interrupted (Ctrl-C; a sweep's finished points are
+kept); 141 stdout closed early (``linkmodel library --json | head``), ended quietly as a
+shell's SIGPIPE would.
 """
 
 from __future__ import annotations
@@ -40,11 +47,30 @@ from .demo import _cmd_demo, run_demo
 from .rack import _cmd_rack, run_rack
 from .runs import _cmd_link, _cmd_sweep
 
-__all__ = ["build_parser", "channel_report", "main", "rack", "run_demo", "run_rack"]
+__all__ = ["EXIT_CODES", "build_parser", "channel_report", "main", "rack", "run_demo", "run_rack"]
+
+#: The command's exit statuses and what each means.
+EXIT_CODES = {
+    0: "done (link: the link passes)",
+    1: "link: the link fails its target (the report is still printed)",
+    2: "bad input, found before any work: an argument, a file, a key or value, or a check of the whole "
+       "(a model that does not fit in memory); one line on stderr",
+    130: "interrupted (Ctrl-C); a sweep's finished points are kept",
+    141: "stdout closed early (| head): ended quietly, as a shell's SIGPIPE would",
+}
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return f"linkmodel {__version__}"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="linkmodel", description="Physical-layer link and SerDes modeler.")
+    epilog = ("exit status: " + "; ".join(f"{k} {v}" for k, v in EXIT_CODES.items())
+              + ". TOML formats of link, sweep and rack: docs/toml_reference.md.")
+    p = argparse.ArgumentParser(prog="linkmodel", description="Physical-layer link and SerDes modeler.", epilog=epilog)
+    p.add_argument("--version", action="version", version=_version())
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("channel", help="summarise a built-in channel or a Touchstone file",
                        description="Loss, return loss, port order, quality and pulse response of a channel.")
@@ -74,12 +100,14 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--json", action="store_true", help="print JSON instead of text")
     d.set_defaults(func=_cmd_demo)
     lk = sub.add_parser("link", help="evaluate a link described in a TOML file",
-                        description="Evaluate one link: [channel] or [optics], and [link] (see phy.sweep).")
+                        description="Evaluate one link: [channel] or [optics], [link] and [serdes] "
+                                    "(docs/toml_reference.md). Exits 1 when the link fails its target.")
     lk.add_argument("spec", help="TOML file")
     lk.add_argument("--json", action="store_true", help="print JSON instead of text")
     lk.set_defaults(func=_cmd_link)
     s = sub.add_parser("sweep", help="run a sweep from a TOML file (resumes; crash-safe store)",
-                       description="Run every point of a sweep ([grid] and [zip]) into a JSON Lines store.")
+                       description="Run every point of a sweep ([grid] and [zip]) into a JSON Lines store "
+                                   "(docs/toml_reference.md).")
     s.add_argument("spec", help="TOML file")
     s.add_argument("--store", help="JSON Lines store (default: the spec's name with .jsonl)")
     s.add_argument("--executor", choices=("inline", "processes", "dask"), help="default: the spec's, else processes")
@@ -92,7 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print the summary as JSON")
     s.set_defaults(func=_cmd_sweep)
     r = sub.add_parser("rack", help="roll up a rack or domain from a TOML file",
-                       description="Topology roll-up: [rack] builder, [link] copper, [uplink] optics, [decode].")
+                       description="Topology roll-up: [rack] builder, [link] copper, [uplink] optics, [decode], "
+                                   "[domain] (docs/toml_reference.md).")
     r.add_argument("spec", help="TOML file")
     r.add_argument("--export", metavar="DIR", help="write ASTRA-sim, Calculon, GenZ, LLMCompass, ns-3 and JSON files")
     r.add_argument("--json", action="store_true", help="print JSON instead of text")

@@ -102,7 +102,7 @@ def _print_report(r: dict) -> None:
     if r["port_order"]:
         po = r["port_order"]
         print(f"port order   {po['name']}: input pair {tuple(po['inputs'])}, output pair {tuple(po['outputs'])}")
-    print(f"delay        {r['delay_ns']:.3f} ns")
+    print(f"delay        {r['delay_ns']:.3f} ns (the through's time of flight)")
     for row in r["rates"]:
         il, rl = row["insertion_loss_db"], row["return_loss_db"]
         head = f"{row['baud_gbd']:g} GBd (Nyquist {row['nyquist_ghz']:g} GHz)"
@@ -112,12 +112,12 @@ def _print_report(r: dict) -> None:
         print(f"{head}: insertion loss {il:.2f} dB, return loss {rl:.2f} dB")
         if "pulse_main_cursor" in row:
             cur = ", ".join(f"{c:+.4f}" for c in row["cursors_pre1_to_post4"])
-            print(f"    pulse: main cursor {row['pulse_main_cursor']:.4f} at {row['pulse_delay_ns']:.3f} ns; "
-                  f"cursors h-1..h4 [{cur}]")
+            print(f"    pulse: main cursor {row['pulse_main_cursor']:.4f} of the launched pulse's height, at "
+                  f"{row['pulse_delay_ns']:.3f} ns; cursors h-1..h4 [{cur}]")
         if row.get("fom_ild_db") is not None:
             print(f"    FOM_ILD {row['fom_ild_db']:.3f} dB")
         for name, peak in row.get("crosstalk_peak", {}).items():
-            print(f"    crosstalk {name}: peak {peak:.5f}")
+            print(f"    crosstalk {name}: peak {peak:.5f} of the launched pulse's height")
     for e in r.get("erl", []):
         _print_erl(e)
     for p in r["quality_problems"]:

@@ -42,7 +42,8 @@ def com_report(r: MarginResult) -> dict:
 
 
 def _print(d: dict) -> None:
-    print(f"COM          {d['com_db']:.3f} dB ({d['preset']}), FOM {d['fom_db']:.3f} dB")
+    print(f"COM          {d['com_db']:.3f} dB ({d['preset']}): A_s over the noise and ISI at DER_0, passing at 3 dB; "
+          f"FOM {d['fom_db']:.3f} dB (the figure of merit the search maximised)")
     if len(d["case_com_db"]) > 1:
         cases = ", ".join(f"{k} {v:.3f}" for k, v in d["case_com_db"].items())
         print(f"package      {d['package_case']} sets it (cases: {cases} dB)")

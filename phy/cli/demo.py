@@ -1,6 +1,7 @@
 """``linkmodel demo``: the whole chain on built-in defaults (a 212.5 Gb/s lane over 1 m of
-twinax, its eyes and BER, the FEC, the link report, NVL72 built from it, its latency layer
-by layer from the PHY floor to a collective, and decode over it)."""
+twinax, its eyes and BER, the FEC, the link report, NVL72 as ``linkmodel rack`` rolls it up
+with its defaults, its latency layer by layer from the PHY floor to a collective, and
+decode over it), every figure with its unit and what it is measured against."""
 
 from __future__ import annotations
 
@@ -9,13 +10,22 @@ from pathlib import Path
 
 import channels
 
-
 # ----------------------------------------------------------------------------- demo
+#: The deprecated keys of the demo's ``nvl72`` dict (bytes/s under a bits/s suffix).
+_NVL72_ALIASES = {"gpu_bandwidth_bps": "gpu_bandwidth_bytes_per_s", "aggregate_bps": "aggregate_bandwidth_bytes_per_s"}
+
+
 def run_demo(out: Path | None = None, n_ui: int = 200_000, plots: bool = True) -> dict:
-    """The demo's figures (and plots in ``out``): the same library calls a user would make."""
+    """The demo's figures (and plots in ``out``): the same library calls a user would make.
+
+    The NVL72 part is ``linkmodel rack`` with its defaults (:func:`phy.cli.rack.run_rack`),
+    so the two print the same figures."""
     from .. import link as lk
     from .. import topology as tp
     from ..engines import simulate
+    from ..topology._aliases import with_key_aliases
+    from ._fabric import fabric_figures
+    from .rack import rack_defaults, run_rack
 
     ch = channels.library.get("twinax_1m_26awg")
     spec = lk.LinkSpec(channel=ch, lanes=2, lane_rate_bps=212.5e9, fec="KP4", retry=lk.Retry(),
@@ -24,15 +34,17 @@ def run_demo(out: Path | None = None, n_ui: int = 200_000, plots: bool = True) -
     seg = lk.segments(spec)[0]
     sim = simulate(seg.channel, n_ui, baud_hz=seg.baud_hz, tx=seg.tx, rx=seg.rx, noise=seg.noise, jitter=seg.jitter,
                    eye=plots and out is not None, seed=1)
-    ui_delay = ch.delay_s / 1.0  # the cable is 1 m: its delay per metre
-    cls = tp.LinkClass.from_report("twinax (demo link)", rep, ui_delay)
-    rack = tp.nvl72(cls)
-    rr = tp.rollup(rack)
+    cfg = rack_defaults()
+    _, rr, _ = run_rack(cfg)
     m70 = tp.Model.llama3_70b()
     d_local = tp.over_fabric(rr, m70, source="local")
     d_remote = tp.over_fabric(rr, m70, source="remote")
     d_tp8 = tp.over_fabric(rr, m70, source="local", tp=8)
-    ar = rr.collective("all_reduce", 8.0)
+    nvl72 = {"built_from": f"linkmodel rack's defaults: {next(iter(rr.cables_by_class), 'copper')}, each length "
+                           f"evaluated, equalisation {cfg['link.equalization']}",
+             "gpu_bandwidth_bytes_per_s": rr.accel_bandwidth_bytes_per_s,
+             "aggregate_bandwidth_bytes_per_s": rr.aggregate_bandwidth_bytes_per_s,
+             "pairs": rr.cables, "spine_m": rr.cable_length_m, **fabric_figures(rr)}
     out_d = {
         "channel": {"name": ch.name, "loss_db_at_53ghz": float(ch.insertion_loss_db(53.125e9)), "delay_s": ch.delay_s},
         "equalisation": seg.equalisation, "com_db": seg.com_db,
@@ -40,13 +52,7 @@ def run_demo(out: Path | None = None, n_ui: int = 200_000, plots: bool = True) -
         "time_domain": {"n_ui": sim.n_ui, "detector_errors": sim.detector_errors, "ber": sim.ber.value,
                         "ber_95": [sim.ber.low, sim.ber.high]},
         "link": rep.to_dict(),
-        "nvl72": {"gpu_bandwidth_bps": rr.accel_bandwidth_bps, "aggregate_bps": rr.aggregate_bandwidth_bps,
-                  "pairs": rr.cables, "spine_m": rr.cable_length_m, "phy_floor_s": rr.phy_floor_s["remote"],
-                  "phy_floor_breakdown_s": rr.phy_floor_breakdown_s["remote"],
-                  "one_way": rr.one_way["remote"].to_dict(), "remote_read": rr.round_trip["remote"].to_dict(),
-                  "loaded_s": {str(u): q for u, q in rr.loaded_s["remote"].items()},
-                  "all_reduce_8b": {"time_s": ar.time_s, "algorithm": ar.algorithm, "protocol": ar.protocol,
-                                    "layers_s": ar.layer_totals()}},
+        "nvl72": with_key_aliases(nvl72, _NVL72_ALIASES),
         "decode_70b_fp8": {"local_hbm_tokens_per_s": d_local.tokens_per_s, "over_nvl72_tokens_per_s": d_remote.tokens_per_s,
                            "tp8_tokens_per_s": d_tp8.tokens_per_s, "tp8_comm_s": d_tp8.comm_s,
                            "remote_bytes_in_flight": d_remote.bytes_in_flight_needed},
@@ -63,49 +69,65 @@ def run_demo(out: Path | None = None, n_ui: int = 200_000, plots: bool = True) -
 
 
 def _demo_plots(out: Path, sim, seg, rep, rr) -> list[str]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from ..engines import statistical_eye
-
+    """Write the demo's two figures in ``out`` (PNG): the eyes, and the latency by layer."""
     out.mkdir(parents=True, exist_ok=True)
     files = []
-    fig, ax = plt.subplots(1, 2, figsize=(11, 4))
+    for name, fig in (("eye.png", _eye_figure(sim, seg, rep)), ("latency.png", _latency_figure(rr))):
+        files.append(str(out / name))
+        fig.savefig(files[-1], dpi=110)
+    return files
+
+
+def _eye_figure(sim, seg, rep):
+    """The time-domain and the statistical eye of the demo's lane, side by side on one time
+    span and one voltage scale (a matplotlib Figure, no pyplot state)."""
+    from matplotlib.figure import Figure
+
+    from .._plot import share_limits
+    from ..engines import statistical_eye
+
+    fig = Figure(figsize=(12, 4.4), layout="constrained")
+    ax = fig.subplots(1, 2)
     sim.eye.plot(ax=ax[0])
     ax[0].set_title(f"time domain, {sim.n_ui:,} UI")
     full = statistical_eye(seg.channel, baud_hz=seg.baud_hz, tx=seg.tx, rx=seg.rx, noise=seg.noise, jitter=seg.jitter)
     full.plot(ax=ax[1])
-    ax[1].set_title("statistical eye (BER contours)")
-    fig.tight_layout()
-    files.append(str(out / "eye.png"))
-    fig.savefig(files[-1], dpi=110)
-    plt.close(fig)
-    fig, ax = plt.subplots(figsize=(11, 4))
+    ax[1].set_title("statistical eye, BER contours")
+    lims = [a.get_ylim() for a in ax]
+    union = max(hi for _, hi in lims) - min(lo for lo, _ in lims)
+    if all(union <= 1.4 * (hi - lo) for lo, hi in lims):  # one scale when it still fits each eye
+        share_limits(ax, "y")
+    fig.suptitle(f"{rep.name}: {seg.baud_hz / 1e9:.2f} GBd PAM4 at the slicer, one UI "
+                 f"({1e12 / seg.baud_hz:.2f} ps)", fontsize=11)
+    return fig
+
+
+def _latency_figure(rr):
+    """The latency from one GPU to the farthest in the rack, layer by layer (a Figure)."""
+    from matplotlib.figure import Figure
+
+    from .._plot import latency_bars
+
+    names = {"nvswitch": "NVSwitch", "nvl72": "NVL72"}
+    acc, sw = rr.accelerator.name.upper(), names.get(next(iter(rr.n_switches), ""), "switch")
+    grouped: dict = {}
+    for k, v in rr.phy_floor_breakdown_s["remote"].items():  # the floor's terms, by layer
+        layer = "switch" if k == "switch" else "link" if k in ("crc_check", "retry_mean") else "phy"
+        grouped[layer] = grouped.get(layer, 0.0) + v
     ar = rr.collective("all_reduce", 8.0)
-    bars = (("PHY floor", {"phy": rr.phy_floor_s["remote"]}), ("one way, 8 B", rr.one_way["remote"].layer_totals()),
-            ("remote read, 64 B", rr.round_trip["remote"].layer_totals()),
-            (f"all-reduce 8 B x {rr.n_accelerators}", ar.layer_totals()))
-    colours = {}
-    for y, (label, layers) in enumerate(bars):
-        left = 0.0
-        for k, v in layers.items():
-            if v <= 0:
-                continue
-            c = colours.setdefault(k, f"C{len(colours)}")
-            ax.barh([y], [v * 1e9], left=left, color=c, label=k if k not in ax.get_legend_handles_labels()[1] else None)
-            left += v * 1e9
-        ax.text(left, y, f" {left:.0f} ns", va="center", fontsize=8)
-    ax.set_yticks(range(len(bars)), [b[0] for b in bars])
-    ax.set_xscale("log")
-    ax.set_xlabel("latency (ns), GPU to GPU in NVL72, by layer")
-    ax.legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
-    files.append(str(out / "latency.png"))
-    fig.savefig(files[-1], dpi=110)
-    plt.close(fig)
-    return files
+    rows = (("PHY floor (links and switch only)", grouped),
+            ("one-way transfer, 8 B", rr.one_way["remote"].layer_totals()),
+            ("remote read, 64 B (round trip)", rr.round_trip["remote"].layer_totals()),
+            (f"all-reduce, 8 B over {rr.n_accelerators} GPUs\n({ar.algorithm}, {ar.protocol} protocol)",
+             ar.layer_totals()))
+    fig = Figure(figsize=(12, 4.4), layout="constrained")
+    ax = fig.subplots()
+    latency_bars(ax, rows)
+    ax.set_xlabel("latency (ns); segment values in ns")
+    ax.set_title(f"{names.get(rr.name, rr.name)}: {acc} \u2192 copper link \u2192 {sw} \u2192 copper link \u2192 {acc} "
+                 "(the farthest pair), latency by layer")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="layer", title_fontsize=8)
+    return fig
 
 
 def _cmd_demo(args) -> int:
@@ -117,44 +139,53 @@ def _cmd_demo(args) -> int:
     if args.json:
         print(json.dumps(d, indent=2, default=float))
         return 0
-    lr = d["link"]
-    print(f"channel      {d['channel']['name']}: {d['channel']['loss_db_at_53ghz']:.2f} dB at 53.125 GHz, "
-          f"{d['channel']['delay_s'] * 1e9:.2f} ns")
-    print(f"equalisation {d['equalisation']} (COM {d['com_db']:.2f} dB)")
-    print(f"stat eye     SER {d['stat_eye']['ser']:.3g}, with DFE bursts {d['stat_eye']['der_with_dfe']:.3g}; "
-          f"eye heights at 1e-6 " + ", ".join(f"{h * 1e3:.1f}" for h in d["stat_eye"]["heights_v_at_1e-6"]) + " mV")
-    td = d["time_domain"]
-    print(f"time domain  {td['n_ui']:,} UI: {td['detector_errors']} detector errors, BER {td['ber']:.3g} "
-          f"(95 % up to {td['ber_95'][1]:.2g})")
-    print(f"FEC          {lr['fec']}: pre-FEC BER {lr['pre_fec_ber']:.3g}, post-FEC {lr['post_fec_ber']:.3g}, "
-          f"margin {lr['margin_db']:.2f} dB")
-    print(f"link         {'PASS' if lr['passes'] else 'FAIL'}: {lr['usable_bandwidth_bps'] / 1e9:.1f} Gb/s per direction, "
-          f"{lr['latency_s'] * 1e9:.1f} ns (" + ", ".join(f"{k} {v * 1e9:.1f}" for k, v in
-                                                         lr["latency_breakdown_s"].items()) + ")")
-    nv = d["nvl72"]
-    print(f"NVL72        {nv['gpu_bandwidth_bps'] / 1e9:.0f} GB/s per GPU per direction, "
-          f"{nv['aggregate_bps'] / 1e12:.1f} TB/s in all, {nv['pairs']} copper pairs ({nv['spine_m'] / 1e3:.2f} km)")
-    print("latency      GPU to GPU, by layer (ns)")
-    print(f"  PHY floor      {nv['phy_floor_s'] * 1e9:7.0f}  (links and switch ports only: "
-          + ", ".join(f"{k} {v * 1e9:.0f}" for k, v in nv["phy_floor_breakdown_s"].items() if v >= 0.5e-9) + ")")
-    for key, label in (("one_way", "one way, 8 B "), ("remote_read", "remote read  ")):
-        st = nv[key]
-        print(f"  {label}  {st['total_s'] * 1e9:7.0f}  ("
-              + ", ".join(f"{k} {v * 1e9:.0f}" for k, v in st["layer_totals_s"].items() if v >= 0.5e-9) + ")")
-    a = nv["all_reduce_8b"]
-    print(f"  all-reduce 8 B {a['time_s'] * 1e9:7.0f}  over 72 GPUs, {a['algorithm']} {a['protocol']} ("
-          + ", ".join(f"{k} {v * 1e9:.0f}" for k, v in a["layers_s"].items() if v >= 0.5e-9) + ")")
-    q = nv["loaded_s"]["0.9"]
-    print(f"  at 90 % switch load: one way p50 {q['p50'] * 1e9:.0f}, p99 {q['p99'] * 1e9:.0f}, "
-          f"p99.99 {q['p99.99'] * 1e9:.0f}")
-    dd = d["decode_70b_fp8"]
-    print(f"decode       Llama 3 70B FP8 batch 1: {dd['local_hbm_tokens_per_s']:.1f} tok/s from HBM, "
-          f"{dd['over_nvl72_tokens_per_s']:.1f} streamed over NVL72 ({dd['remote_bytes_in_flight'] / 1e6:.1f} MB in "
-          f"flight), {dd['tp8_tokens_per_s']:.0f} tensor-parallel over 8 ({dd['tp8_comm_s'] * 1e3:.2f} ms of "
-          f"all-reduces per token)")
-    for f in d["plots"]:
-        print(f"plot         {f}")
-    for n in d.get("notes", []):
-        print(f"note         {n}")
-    print(f"time         {d['seconds']:.1f} s")
+    for line in demo_text(d):
+        print(line)
     return 0
+
+
+def demo_text(d: dict) -> list[str]:
+    """The demo's report for a terminal: every figure with its unit and what it is against."""
+    from . import _format as fm
+    from ._fabric import fabric_lines
+
+    lr, c = d["link"], d["channel"]
+    seg = lr["segments"][0]
+    die = seg["channel"].get("il_db_nyquist")
+    out = [f"channel      {c['name']}: insertion loss {c['loss_db_at_53ghz']:.2f} dB at 53.125 GHz (the cable alone"
+           + (f"; {die:.2f} dB die to die with the packages" if die is not None else "")
+           + f"), delay {c['delay_s'] * 1e9:.2f} ns"]
+    out.append("equalisation " + ("COM-proposed, the statistical eye decides: " if d["com_db"] is not None else "")
+               + d["equalisation"])
+    if d["com_db"] is not None:
+        out.append("             " + fm.com_words(d["com_db"], seg["notes"]))
+    se = d["stat_eye"]
+    out.append(f"stat eye     SER {fm.prob(se['ser'])} at the slicer, {fm.prob(se['der_with_dfe'])} with DFE error "
+               f"bursts; eye heights " + ", ".join(f"{h * 1e3:.1f}" for h in se["heights_v_at_1e-6"])
+               + " mV (the three eyes, at 1e-6)")
+    td = d["time_domain"]
+    ber = (f"BER 0 measured (95 % upper bound {td['ber_95'][1]:.2g})" if td["detector_errors"] == 0 else
+           f"BER {td['ber']:.3g} (95 % interval {td['ber_95'][0]:.2g} to {td['ber_95'][1]:.2g})")
+    out.append(f"time domain  {td['n_ui']:,} UI: {td['detector_errors']} detector errors, {ber}")
+    out.append(f"FEC          {lr['fec']}: pre-FEC BER {fm.prob(lr['pre_fec_ber'])}, post-FEC BER "
+               f"{fm.prob(lr['post_fec_ber'])} (target {lr['target_ber']:.0e})")
+    out.append("margin       " + fm.margin_words(lr["margin_db"], lr["required_margin_db"], lr["required_der"],
+                                                lr["fec"], lr["target_ber"]))
+    out.append(f"link         {'PASS' if lr['passes'] else 'FAIL'}: {lr['usable_bandwidth_bps'] / 1e9:.1f} Gb/s per "
+               f"direction usable; {fm.ns(lr['latency_s'])} one way ({fm.terms_ns(lr['latency_breakdown_s'])})")
+    out.append("energy       " + fm.energy_words(lr["energy_j_per_bit"], lr["power_w"], lr["notes"]))
+    nv = d["nvl72"]
+    out.append(f"NVL72        {fm.bytes_per_s(nv['gpu_bandwidth_bytes_per_s'])} per GPU per direction, "
+               f"{fm.bytes_per_s(nv['aggregate_bandwidth_bytes_per_s'])} in all (both directions), {nv['pairs']} "
+               f"copper pairs ({nv['spine_m'] / 1e3:.2f} km); built as {nv['built_from']}")
+    out += fabric_lines(nv, ends="GPU to GPU")
+    dd = d["decode_70b_fp8"]
+    out.append(f"decode       Llama 3 70B FP8 batch 1: {dd['local_hbm_tokens_per_s']:.1f} tok/s from HBM, "
+               f"{dd['over_nvl72_tokens_per_s']:.1f} tok/s streamed over NVL72 ({dd['remote_bytes_in_flight'] / 1e6:.2f} MB "
+               f"in flight), {dd['tp8_tokens_per_s']:.0f} tok/s tensor-parallel over 8 GPUs ({dd['tp8_comm_s'] * 1e3:.2f} "
+               f"ms of all-reduces per token)")
+    out += [f"plot         {f}" for f in d["plots"]]
+    out += [f"note         {n}" for n in d.get("notes", [])]
+    out.append(f"time         {d['seconds']:.1f} s")
+    return out
+

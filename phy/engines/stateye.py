@@ -42,8 +42,27 @@ import numpy as np
 from .._plot import axes as _axes
 from .._validate import integer
 from ..errors import ConfigError
-from ..serdes import Cdr, Jitter, Noise, PreparedLink, Receiver, Transmitter, prepare_link, step_from_pulse
-from .pmf import convolve_centred, discrete_pmf, gauss_convolve, scale_mixture_cf, split_variance, uniform_convolve
+from ..serdes import (
+    Cdr,
+    Jitter,
+    Noise,
+    PreparedLink,
+    Receiver,
+    Transmitter,
+    prepare_link,
+)
+from ._stateye_terms import (
+    _clock_cf,
+    _column_cdf,
+    _crosstalk_terms,
+    _Cursors,
+    _discrete_terms,
+    _gaussian_terms,
+    _jitter_slope,
+    _receiver_terms,
+    _span,
+    _with_sinusoidal_jitter,
+)
 
 __all__ = ["StatEye", "statistical_eye"]
 
@@ -177,7 +196,7 @@ class StatEye:
         P = self.time_s.size
         good = np.array([self.heights_v(target, p) > 0 for p in range(P)])  # (P, eyes)
         c = self.centre
-        dt = self.time_s[1] - self.time_s[0]
+        dt = self.time_s[1] - self.time_s[0] if P > 1 else self.link.pulse.dt_s  # one column: its own width
         out = []
         for k in range(good.shape[1]):
             if not good[c, k]:
@@ -219,15 +238,72 @@ class StatEye:
             "time_s": t.tolist(),
         }
 
+    def _plot_map(self) -> np.ndarray:
+        """:meth:`ber_map`, and beyond the outer levels the error ratio a threshold there
+        would see (the outer levels' tails, where the signal reaches): the plot's data."""
+        out = self.ber_map()
+        v, M = self.voltage_v, self.levels.size
+        for p in range(self.time_s.size):
+            up = dn = 0.0
+            for wgt, cdf, mn in self._components():
+                lv = self.levels * mn[p]
+                up = up + wgt * (1.0 - self._F(p, v - lv.max(), cdf))
+                dn = dn + wgt * self._F(p, v - lv.min(), cdf)
+            lv = self.levels * self.main_v[p]
+            hi, lo = v > lv.max(), v < lv.min()
+            out[p, hi], out[p, lo] = up[hi] / M, dn[lo] / M
+        return out
+
     def plot(self, ax=None, targets=(1e-3, 1e-6, 1e-9, 1e-12)):
-        """BER contours over time (ps) and voltage (mV)."""
+        """BER contours over time (ps) and voltage (mV) (an eye of ``columns="all"``), with a
+        colour bar of log10 BER (the contours marked on it).
+
+        Between the outer levels the colour is :meth:`ber_map`; beyond them, the error ratio
+        a threshold there would see (the outer levels' tails: where the signal reaches). The
+        voltage axis is fitted to the lowest target's contour. The colour bar marks every
+        contour; the outermost and innermost are labelled where they cross the middle eye's
+        threshold.
+        """
+        if self.time_s.size < 2:
+            raise ConfigError("plot needs the eye over the whole UI: compute it with columns='all'")
+        from matplotlib import patheffects
+
         ax = _axes(ax)
-        m = np.log10(np.clip(self.ber_map(), 1e-300, 1))
-        ax.contourf(self.time_s * 1e12, self.voltage_v * 1e3, m.T, levels=np.linspace(-16, 0, 33), cmap="viridis")
-        cs = ax.contour(self.time_s * 1e12, self.voltage_v * 1e3, m.T, levels=sorted(np.log10(targets)), colors="w",
-                        linewidths=0.6)
-        ax.clabel(cs, fmt=lambda x: f"1e{x:.0f}", fontsize=7)
-        ax.set_xlabel("time from sampling point (ps)")
+        lows = sorted(float(np.log10(t)) for t in targets)
+        floor = np.floor(lows[0]) - 2.0  # below about 1e-15, 1 - cdf is rounding
+        m = np.maximum(np.log10(np.clip(self._plot_map(), 1e-300, 1)), floor)
+        t, v = self.time_s * 1e12, self.voltage_v * 1e3
+        cf = ax.contourf(t, v, m.T, levels=np.arange(floor, 0.25, 0.5), cmap="viridis")
+        cs = ax.contour(t, v, m.T, levels=lows, colors="w", linewidths=0.8, linestyles="solid")
+        cb = ax.figure.colorbar(cf, ax=ax, pad=0.02, ticks=sorted({*lows, 0.0}))
+        cb.set_label("log10 BER (white: the contours)")
+        cb.add_lines(cs)
+        # the outermost contour (left) and the innermost (right) labelled where they cross
+        # the middle eye's threshold, the text in the open space beside the eye (nested
+        # contours sit too close to label each inline: the colour bar marks them all)
+        row = int(np.argmin(np.abs(self.voltage_v - self.thresholds_v[self.thresholds_v.size // 2])))
+        c, line = self.centre, m[:, row]
+
+        def edge(lev, step):
+            p = c
+            while 0 <= p + step < t.size and line[p + step] <= lev:
+                p += step
+            return t[p]
+
+        if line[c] <= lows[-1]:
+            outer = (edge(lows[-1], -1), edge(lows[-1], 1))
+            for lev, side, x_text in ((lows[-1], -1, (t[0] + outer[0]) / 2), (lows[0], 1, (t[-1] + outer[1]) / 2)):
+                if line[c] <= lev:
+                    ax.annotate(f"$10^{{{lev:.0f}}}$", xy=(edge(lev, side), v[row]), xytext=(x_text, v[row]),
+                                ha="center", va="center", fontsize=10, color="w",
+                                arrowprops=dict(arrowstyle="->", color="w", lw=0.8, shrinkA=2, shrinkB=0),
+                                path_effects=[patheffects.withStroke(linewidth=2.5, foreground="black")])
+        reach = np.flatnonzero((m >= lows[0]).any(axis=0))
+        lo, hi = v[reach[0]], v[reach[-1]]
+        pad = 0.08 * (hi - lo)
+        ax.set_ylim(max(lo - pad, v[0]), min(hi + pad, v[-1]))
+        ax.set_xlim(t[0], t[-1])
+        ax.set_xlabel("time from sampling instant (ps)")
         ax.set_ylabel("slicer input (mV)")
         return ax
 
@@ -277,7 +353,9 @@ def statistical_eye(
     offsets = np.arange(at.spu) - at.spu // 2
     keep = np.arange(at.spu)  # the columns whose distributions are computed (the grid spans them all)
     if columns == "sampling":
-        reach = int(np.ceil(jitter.sj_amplitude_s / at.dt)) + 1
+        # sinusoidal jitter mixes shifted copies of the columns it reaches (and their
+        # neighbours, between which it interpolates); without it the sampling point alone
+        reach = int(np.ceil(jitter.sj_amplitude_s / at.dt)) + 1 if jitter.sj_amplitude_s else 0
         keep = np.flatnonzero(np.abs(offsets) <= reach)
     slope, d_power = _jitter_slope(lk, tx, jitter)
     main, isi_sets, dcd_sets, dd_sets = _discrete_terms(at, lk, tx, jitter, slope, offsets)
@@ -313,221 +391,3 @@ def statistical_eye(
     main = sum(wgt * m_ for wgt, _, m_ in comps)
     return StatEye(offsets[keep] * at.dt, v, cdf, main, tx.levels, lk.thresholds_v, sigmas, 1.0 / lk.pulse.baud_hz,
                    lk, tuple(comps) if len(comps) > 1 else ())
-
-
-def _span(isi_sets, dcd_sets, dd_sets, xt_sets, main, gaussian_v: float) -> float:
-    """Half the voltage grid's width: every discrete term's largest reach, the continuous
-    terms' ``gaussian_v``, and room for the main cursor's levels."""
-    return (max(np.abs(s).sum() for s in isi_sets) + max((np.abs(s).sum() for s in dcd_sets), default=0.0)
-            + max((np.abs(s).sum() for s in dd_sets), default=0.0)
-            + sum(max(np.abs(r).sum(axis=1).max() for r in pp) for pp in xt_sets)
-            + gaussian_v + 1.5 * np.abs(main).max())
-
-
-class _Cursors:
-    """Where the eye reads the prepared link: the cursors ``k`` (``n_pre`` before the main,
-    ``n_post`` after), the Rx FFE ``w``, the main cursor's index after it, the fine grid."""
-
-    def __init__(self, lk: PreparedLink, tx: Transmitter, rx: Receiver, n_cursors):
-        self.spu, self.dt = lk.pulse.samples_per_ui, lk.pulse.dt_s
-        self.m_s = lk.sampling_index
-        self.n_pre = lk.n_pre
-        n_post = lk.cursors.size - 1 - self.n_pre
-        if n_cursors is not None:
-            n_post = min(n_post, integer(n_cursors, "n_cursors", 1))
-        self.n_post = n_post
-        self.k = np.arange(-self.n_pre, n_post + 1)
-        self.w = lk.rx_ffe
-        self.main = self.n_pre + rx.ffe.n_pre
-        self.swing = tx.swing_v
-        self.fine = np.arange(lk.pulse.samples.size)
-
-    def at(self, arr: np.ndarray, t) -> np.ndarray:
-        """``arr`` on the fine grid read at ``t`` (zero outside the record)."""
-        return np.interp(t, self.fine, arr, left=0.0, right=0.0)
-
-
-def _jitter_slope(lk: PreparedLink, tx: Transmitter, jitter: Jitter) -> tuple[np.ndarray, float]:
-    """The slope jitter acts through, and the power of what it moves: each edge's step
-    (edge jitter: the step response's derivative, ``E[(x_k - x_(k-1))^2]``), or each
-    symbol's equalised pulse (802.3 COM's model: its slope ``h_J``, 93A-31/32/40)."""
-    sym_power = float(np.mean(tx.levels**2))
-    if jitter.model == "symbol":
-        return np.gradient(lk.pulse.samples, lk.pulse.dt_s), sym_power
-    c = tx.ffe.coefficients
-    slope = np.gradient(step_from_pulse(lk.analog.samples, lk.analog.samples_per_ui), lk.analog.dt_s)
-    return slope, sym_power * float(np.sum(np.diff(np.concatenate([[0.0], c, [0.0]])) ** 2))
-
-
-def _discrete_terms(at: _Cursors, lk: PreparedLink, tx: Transmitter, jitter: Jitter, slope, offsets):
-    """Per time offset: the main cursor, the ISI cursors (less what the DFE takes away),
-    and the deterministic jitter's cursors (duty-cycle distortion by parity; COM's dual
-    Dirac per symbol)."""
-    c = tx.ffe.coefficients
-    m0 = tx.ffe.main if tx.ffe.taps else 0
-    alt_c = c * np.where((np.arange(c.size) - m0) % 2 == 0, 1.0, -1.0)
-    main, isi_sets, dcd_sets, dd_sets = [], [], [], []
-    y, nd, k, w, mc = lk.pulse.samples, lk.dfe.size, at.k, at.w, at.main
-    for off in offsets:
-        t = at.m_s + off + at.spu * k
-        cur = np.convolve(at.at(y, t), w) * at.swing
-        main.append(cur[mc])
-        res = cur.copy()
-        res[mc + 1 : mc + 1 + nd] -= lk.dfe * lk.h0_v  # what the DFE takes away (fixed taps)
-        res[mc] = 0.0
-        isi_sets.append(res)
-        if jitter.model == "symbol":
-            g = np.convolve(at.at(slope, t), w) * at.swing
-            if jitter.dd_s:  # every symbol's own +-A_DD, as independent as its data (93A-40)
-                dd_sets.append(jitter.dd_s * g)
-            if jitter.dcd_s:  # symbol j moves by +-(dcd/2)(-1)^j: its cursors change by that times h_J
-                alt = np.where((np.arange(g.size) - mc) % 2 == 0, 1.0, -1.0)
-                dcd_sets.append(0.5 * jitter.dcd_s * alt * g)
-        elif jitter.dcd_s:
-            # duty-cycle distortion moves alternate Tx edges by +-dcd/2: symbol j's step
-            # (x_j - x_(j-1)) arrives eps_j late, eps_j = +-(dcd/2)(-1)^j, so x_j's cursor
-            # changes by -eps_j (s'_k + s'_(k-1)) (the slopes of its own step and of the next
-            # one). The parity of the sampled symbol picks the sign: two eyes, mixed.
-            # the edges are the Tx FFE's output's: x_j reaches them through c_l with eps_(j+l) =
-            # eps_j (-1)^l, so the FFE enters with alternating signs
-            base = at.at(slope, t) + at.at(slope, t - at.spu)
-            g = np.convolve(np.convolve(base, alt_c)[m0 : m0 + base.size], w)
-            alt = np.where((np.arange(g.size) - mc) % 2 == 0, 1.0, -1.0)
-            dcd_sets.append(0.5 * jitter.dcd_s * at.swing * alt * g)
-    return np.array(main), isi_sets, dcd_sets, dd_sets
-
-
-def _gaussian_terms(at: _Cursors, lk: PreparedLink, jitter: Jitter, slope, d_power: float) -> tuple:
-    """Variances (V^2) at the sampling point of the Gaussian terms: Rx noise through the Rx FFE (with
-    its UI-to-UI correlation), Tx noise through the whole path (added after the Tx FFE, it
-    sees the pulse without it), random jitter through the slope (93A-31 in COM's model)."""
-    w = at.w
-    if lk.rx_noise_fir.size > 1:
-        g = lk.rx_noise_fir
-        R = np.correlate(g, g, "full")[g.size - 1 :]
-        R[0] += lk.white_noise_rms_v**2
-    else:
-        R = np.array([lk.rx_noise_rms_v**2])
-    Rn = np.zeros(w.size)
-    Rn[: min(w.size, R.size)] = R[: min(w.size, R.size)]
-    sig_rx2 = float(w @ Rn[np.abs(np.subtract.outer(np.arange(w.size), np.arange(w.size)))] @ w)
-    t0 = at.m_s + at.spu * at.k
-    sig_tx2 = (lk.tx_noise_rms * at.swing) ** 2 * float(np.sum(np.convolve(at.at(lk.analog.samples, t0), w) ** 2))
-    g_j = np.convolve(at.at(slope, t0), w) * at.swing
-    sig_j2 = jitter.rj_rms_s**2 * d_power * float(np.sum(g_j**2))
-    return sig_rx2, sig_tx2, sig_j2
-
-
-def _receiver_terms(at: _Cursors, lk: PreparedLink, tx: Transmitter) -> tuple[float, float, float]:
-    """Variances (V^2) at the slicer of a real receiver's ADC and sampling clock: the
-    quantisation's ``Delta^2 / 12`` per sample (for the report; the eye convolves its
-    uniform errors) and the clipping's power over the ADC input's exact distribution
-    (:class:`phy.serdes.impairments.AdcInput`), each independent from sample to sample,
-    through the Rx FFE; the sampling error through the cursors' slopes
-    ``p'_k``: white jitter ``sigma_rj^2 E[a^2] |w|^2 sum_k p'_k^2`` (every sample the FFE
-    combines is off by its own error), wander ``sigma_w^2 E[a^2] sum_k (w * p')_k^2`` (one
-    error across the FFE's span)."""
-    w2 = float(np.sum(at.w**2))
-    var_q = lk.adc_step_v**2 / 12.0 * w2
-    var_clip = lk.adc_clip_v2 * w2
-    var_clk = 0.0
-    imp = lk.impairments
-    if imp.sampling_rms_s > 0:
-        slopes = _sampling_slopes(at, lk)
-        power = float(np.mean(tx.levels**2))
-        # white jitter: each sample the FFE combines has its own error; the wander is the
-        # same across the FFE's span, so it moves the equalised pulse
-        var_clk = power * (imp.rj_rms_s**2 * w2 * float(np.sum(slopes**2))
-                           + imp.wander_rms_s**2 * float(np.sum(np.convolve(slopes, at.w) ** 2)))
-    return var_q, var_clip, var_clk
-
-
-def _sampling_slopes(at: _Cursors, lk: PreparedLink) -> np.ndarray:
-    """The pulse's slope (V/s for a full-swing symbol) at each cursor's sampling instant."""
-    return at.at(np.gradient(lk.pulse.samples, lk.pulse.dt_s), at.m_s + at.spu * at.k) * at.swing
-
-
-def _clock_cf(at: _Cursors, lk: PreparedLink, tx: Transmitter, dv: float):
-    """The characteristic function (of ``f`` in cycles per voltage bin) of the sampling
-    clock's term, or None: the white jitter ``sum_t w_t delta_t S_t`` with each tap's own
-    error and a slope ``S_t`` distributed as ``sum_k a_k p'_k`` (the cursors' slopes), and
-    the wander ``delta_w sum_k a_k (w * p')_k`` (one error, the equalised slopes); each
-    slope's exact distribution, each error Gaussian and independent of it."""
-    imp = lk.impairments
-    if imp.sampling_rms_s == 0:
-        return None
-    slopes = _sampling_slopes(at, lk)
-    parts = []
-    if imp.rj_rms_s:
-        parts.append((slopes, imp.rj_rms_s * np.abs(at.w)))
-    if imp.wander_rms_s:
-        parts.append((np.convolve(slopes, at.w), [imp.wander_rms_s]))
-    cfs = []
-    for vals, sig in parts:
-        reach = float(np.abs(vals).sum() * np.abs(tx.levels).max())
-        n = 2049
-        ds = 2 * reach / (n - 1) * (1 + 16 / n)
-        pmf = discrete_pmf(vals, tx.levels, -reach * (1 + 16 / n), ds, n)
-        grid = -reach * (1 + 16 / n) + ds * np.arange(n)
-        cfs.append(scale_mixture_cf(grid / dv, pmf, sig))
-    return lambda f: np.prod([c(f) for c in cfs], axis=0)
-
-
-def _crosstalk_terms(at: _Cursors, aggressors, offsets, crosstalk: str) -> list:
-    """Each aggressor's cursors per time offset, at 8 symbol phases (a uniform mixture of
-    an asynchronous aggressor) or at the worst one."""
-    phases = np.arange(0, at.spu, max(1, at.spu // 8))
-    xt_sets = []
-    for a in aggressors:
-        per_offset = []
-        for off in offsets:
-            t = at.m_s + off + at.spu * np.arange(-at.n_pre - 4, at.n_post + 1)
-            rows = np.array([np.convolve(at.at(a.samples, t + th), at.w) * at.swing for th in phases])
-            if crosstalk == "worst":
-                rows = rows[[int(np.argmax(np.abs(rows).sum(axis=1)))]]
-            per_offset.append(rows)
-        xt_sets.append(per_offset)
-    return xt_sets
-
-
-def _column_cdf(isi, main: int, dd, xt_rows, lv, v, sigma: float, q_widths=None, clk_cf=None) -> np.ndarray:
-    """The distribution function of everything but the main cursor's term at one offset:
-    the ISI's exact PMF, with the dual Dirac's and each aggressor's (a mixture over its
-    phases), the ADC's uniform errors (``q_widths``, V) and the sampling clock's term
-    (``clk_cf``), then the Gaussian less the variance the grid's splits already added."""
-    dv = v[1] - v[0]
-    isi = isi.copy()
-    isi[main] = 0.0
-    pmf = discrete_pmf(isi, lv, v[0], dv, v.size)
-    split = split_variance(isi, lv, dv)
-    if dd is not None:
-        pmf = convolve_centred(pmf, discrete_pmf(dd, lv, v[0], dv, v.size))
-        split += split_variance(dd, lv, dv)
-    for rows in xt_rows:
-        mix = sum(discrete_pmf(row, lv, v[0], dv, v.size) for row in rows) / len(rows)
-        pmf = convolve_centred(pmf, mix)
-        split += float(np.mean([split_variance(row, lv, dv) for row in rows]))
-    if q_widths is not None or clk_cf is not None:
-        pmf = uniform_convolve(pmf, np.asarray(q_widths if q_widths is not None else []) / dv, clk_cf)
-    pmf = gauss_convolve(pmf, np.sqrt(max(sigma**2 / dv**2 - split, 0.0)))
-    return np.clip(np.cumsum(pmf) / max(pmf.sum(), 1e-300), 0, 1)
-
-
-def _with_sinusoidal_jitter(comps: list, jitter: Jitter, dt: float, n_cols: int) -> list:
-    """Sinusoidal jitter moves all edges together, slowly: its arcsine distribution (16
-    phases) mixes shifted copies of each eye."""
-    if not jitter.sj_amplitude_s:
-        return comps
-    shifts = jitter.sj_amplitude_s * np.sin(2 * np.pi * (np.arange(16) + 0.5) / 16)
-    cols = np.arange(n_cols)
-    return [(wgt, np.mean([_shift_rows(c_, s_ / dt) for s_ in shifts], axis=0),
-             np.mean([np.interp(cols - s_ / dt, cols, m_) for s_ in shifts], axis=0)) for wgt, c_, m_ in comps]
-
-
-def _shift_rows(a: np.ndarray, s: float) -> np.ndarray:
-    """Rows of ``a`` moved by ``s`` (fractional) along the first axis, edges held."""
-    idx = np.clip(np.arange(a.shape[0]) - s, 0, a.shape[0] - 1)
-    i0 = np.floor(idx).astype(int)
-    i1 = np.minimum(i0 + 1, a.shape[0] - 1)
-    f = (idx - i0)[:, None]
-    return (1 - f) * a[i0] + f * a[i1]

@@ -57,11 +57,11 @@ PROTOCOLS = ("ll", "ll128", "simple")
 _HOPS_PER_STEP = {"ll": 1, "ll128": 1, "simple": 4}
 
 
-def collective_time_s(kind: str, size_bytes: float, p: int, alpha_s: float, bandwidth_bps: float) -> float:
+def collective_time_s(kind: str, size_bytes: float, p: int, alpha_s: float, bandwidth_bytes_per_s: float) -> float:
     """Plain alpha-beta time of a collective among ``p`` accelerators (s).
 
     ``size_bytes`` is each accelerator's buffer, ``alpha_s`` the per-message latency,
-    ``bandwidth_bps`` each accelerator's bandwidth per direction (B/s). Formulas
+    ``bandwidth_bytes_per_s`` each accelerator's bandwidth per direction (B/s). Formulas
     (Thakur, Rabenseifner and Gropp 2005 for ring and binomial tree):
 
     * ``ring`` all-reduce: ``2 (p-1) alpha + 2 (p-1)/p S/B``
@@ -75,7 +75,7 @@ def collective_time_s(kind: str, size_bytes: float, p: int, alpha_s: float, band
     S = number(size_bytes, "size_bytes", nonneg=True)
     p = integer(p, "p", 1)
     a = number(alpha_s, "alpha_s", nonneg=True)
-    B = number(bandwidth_bps, "bandwidth_bps", positive=True)
+    B = number(bandwidth_bytes_per_s, "bandwidth_bytes_per_s", positive=True)
     if p == 1:
         return 0.0
     if kind == "ring":

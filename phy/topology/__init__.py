@@ -4,7 +4,7 @@ fabric, and exports to system models.
 >>> from phy import topology as tp
 >>> rack = tp.nvl72()                       # 72 GPUs, 18 NVLink switch ASICs, copper spine
 >>> r = tp.rollup(rack)                     # links evaluated once per length bucket, then arrays
->>> r.accel_bandwidth_bps, r.cables, r.failing
+>>> r.accel_bandwidth_bytes_per_s, r.cables, r.failing
 >>> print(r.latency_table())                # PHY floor, one way, remote read, under load
 >>> r.collective("all_reduce", 8).time_s    # every layer, fastest algorithm and protocol
 

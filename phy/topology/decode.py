@@ -38,6 +38,7 @@ import numpy as np
 from .._validate import integer, number
 from ..errors import ConfigError
 from ..latency import Collectives, bytes_in_flight
+from ._aliases import add_aliases, keyword_alias, with_key_aliases
 from .model import Model
 from .parts import Accelerator, MemoryTier
 
@@ -47,7 +48,9 @@ __all__ = ["DecodeResult", "Model", "balance_bandwidth", "decode", "latency_swee
 
 @dataclass(frozen=True)
 class DecodeResult:
-    """One decode operating point (s, B/s, bytes, FLOPs)."""
+    """One decode operating point (s, bytes/s, bytes, FLOPs). The old names of the three
+    bandwidths, ending ``_bps`` (``tier_bandwidth_bps``, ...), are deprecated aliases kept
+    one release: they hold bytes/s, and ``_bps`` means bits/s."""
 
     model: str
     batch: int
@@ -68,9 +71,9 @@ class DecodeResult:
     weight_bytes_per_step: float
     kv_bytes_per_step: float
     bytes_per_step: float
-    tier_bandwidth_bps: float
-    link_bandwidth_bps: float | None
-    effective_bandwidth_bps: float
+    tier_bandwidth_bytes_per_s: float
+    link_bandwidth_bytes_per_s: float | None
+    effective_bandwidth_bytes_per_s: float
     balanced: bool
     latency_s: float
     bytes_in_flight_needed: float
@@ -78,22 +81,29 @@ class DecodeResult:
     memory_energy_j_per_step: float
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return with_key_aliases(asdict(self), _DECODE_ALIASES)
+
+
+_DECODE_ALIASES = {"tier_bandwidth_bps": "tier_bandwidth_bytes_per_s",
+                   "link_bandwidth_bps": "link_bandwidth_bytes_per_s",
+                   "effective_bandwidth_bps": "effective_bandwidth_bytes_per_s"}
+add_aliases(DecodeResult, _DECODE_ALIASES)
 
 
 def decode(model: Model, batch: int = 1, *, accelerator: Accelerator, tier: MemoryTier | None = None,
-           link_bandwidth_bps: float | None = None, link_round_trip_s: float = 0.0, link_efficiency: float = 1.0,
-           prefetch_bytes: float | None = None, context_tokens: int = 0, tp: int = 1, ep: int | None = None,
-           collectives: Collectives | None = None, capacity_bytes: float | None = None) -> DecodeResult:
+           link_bandwidth_bytes_per_s: float | None = None, link_round_trip_s: float = 0.0,
+           link_efficiency: float = 1.0, prefetch_bytes: float | None = None, context_tokens: int = 0, tp: int = 1,
+           ep: int | None = None, collectives: Collectives | None = None, capacity_bytes: float | None = None,
+           **deprecated) -> DecodeResult:
     """Decode speed of ``model`` at ``batch`` with weights in ``tier`` (default: the
     accelerator's own memory), on ``tp`` accelerators.
 
     Parameters
     ----------
-    link_bandwidth_bps, link_round_trip_s : float, optional
+    link_bandwidth_bytes_per_s, link_round_trip_s : float, optional
         The fabric between the accelerator and a remote tier: bytes/s per direction and a
         read's round trip over it, the tier's access excluded (s); no bandwidth: the tier
-        is local.
+        is local. (``link_bandwidth_bps``, its old name, is a deprecated alias.)
     link_efficiency : float
         Fraction of the link bandwidth the stream achieves.
     prefetch_bytes : float, optional
@@ -109,6 +119,13 @@ def decode(model: Model, batch: int = 1, *, accelerator: Accelerator, tier: Memo
         Memory the weights and KV cache may occupy (default: the tier's capacity times
         ``tp``).
     """
+    if deprecated:
+        extra = set(deprecated) - {"link_bandwidth_bps"}
+        if extra:
+            raise TypeError(f"decode() got an unexpected keyword argument {sorted(extra)[0]!r}")
+        link_bandwidth_bytes_per_s = keyword_alias(
+            {"link_bandwidth_bytes_per_s": link_bandwidth_bytes_per_s, **deprecated}, "link_bandwidth_bps",
+            "link_bandwidth_bytes_per_s", "decode")["link_bandwidth_bytes_per_s"]
     if not isinstance(model, Model):
         raise ConfigError(f"decode needs a Model, got {type(model).__name__}")
     if not isinstance(accelerator, Accelerator):
@@ -131,12 +148,12 @@ def decode(model: Model, batch: int = 1, *, accelerator: Accelerator, tier: Memo
     if model.weight_bytes + kv > cap:
         raise ConfigError(f"model {model.name!r} needs {(model.weight_bytes + kv) / 1e9:.4g} GB (weights and KV "
                           f"cache) but {tier.name} offers {cap / 1e9:.4g} GB: it does not fit in memory")
-    bw = tier.bandwidth_bps
+    bw = tier.bandwidth_bytes_per_s
     link = None
-    if link_bandwidth_bps is not None:
-        link = number(link_bandwidth_bps, "link_bandwidth_bps", positive=True)
+    if link_bandwidth_bytes_per_s is not None:
+        link = number(link_bandwidth_bytes_per_s, "link_bandwidth_bytes_per_s", positive=True)
         bw = min(bw, link * eff)
-    balanced = link is None or link * eff >= tier.bandwidth_bps
+    balanced = link is None or link * eff >= tier.bandwidth_bytes_per_s
     need = bytes_in_flight(bw, rtt)
     hidden = True
     if prefetch_bytes is not None and rtt > 0:
@@ -154,7 +171,7 @@ def decode(model: Model, batch: int = 1, *, accelerator: Accelerator, tier: Memo
     t = max(compute, memory) + comm_s
     return DecodeResult(model.name, B, ctx, tp, tier.name, 1.0 / t, B / t, t, compute, memory, comm_s, comm,
                         "compute" if compute >= memory else "memory", flops, B * att, flops / (t * tp * peak),
-                        w_bytes, kv, w_bytes + kv, tier.bandwidth_bps, link, bw, balanced, rtt, need, hidden,
+                        w_bytes, kv, w_bytes + kv, tier.bandwidth_bytes_per_s, link, bw, balanced, rtt, need, hidden,
                         (w_bytes + kv) * tier.energy_j_per_byte)
 
 
@@ -206,12 +223,12 @@ def over_fabric(report, model: Model, batch: int = 1, *, source: str = "remote",
     if source == "remote":
         mem = tier or acc.memory
         cap = mem.capacity_bytes * max(1, report.n_accelerators - 1)
-        return decode(model, batch, tier=mem, link_bandwidth_bps=report.accel_bandwidth_bps,
+        return decode(model, batch, tier=mem, link_bandwidth_bytes_per_s=report.accel_bandwidth_bytes_per_s,
                       link_round_trip_s=fabric_rt, link_efficiency=link_efficiency, capacity_bytes=cap, **kw)
     if source == "pooled":
         if tier is None:
             raise ConfigError("source='pooled' needs the pooled tier (e.g. MemoryTier.lpddr5x())")
-        return decode(model, batch, tier=tier, link_bandwidth_bps=report.accel_bandwidth_bps,
+        return decode(model, batch, tier=tier, link_bandwidth_bytes_per_s=report.accel_bandwidth_bytes_per_s,
                       link_round_trip_s=fabric_rt, link_efficiency=link_efficiency, **kw)
     raise ConfigError(f"source must be 'local', 'remote' or 'pooled', got {source!r}")
 
@@ -225,9 +242,10 @@ def latency_sweep(model: Model, latencies_s, batch: int = 1, *, collectives: Col
     collectives bite regardless."""
     lats = np.atleast_1d(np.asarray(latencies_s, dtype=float))
     out = np.empty(lats.size)
+    kwargs = keyword_alias(kwargs, "link_bandwidth_bps", "link_bandwidth_bytes_per_s", "latency_sweep")
     for i, x in enumerate(lats):
         kw = dict(kwargs)
-        if "link_bandwidth_bps" in kw:
+        if kw.get("link_bandwidth_bytes_per_s") is not None:
             kw["link_round_trip_s"] = 2 * x
         col = collectives.at_latency(x) if collectives is not None else None
         out[i] = decode(model, batch, collectives=col, **kw).tokens_per_s
@@ -284,13 +302,14 @@ def balance_bandwidth(model: Model, batch: int = 1, *, tolerance: float = 0.01, 
     tol = number(tolerance, "tolerance", positive=True, hi=0.5)
     kw = dict(kwargs)
     kw.pop("link_bandwidth_bps", None)
+    kw.pop("link_bandwidth_bytes_per_s", None)
     tier = kw.get("tier") or kw["accelerator"].memory
-    top = decode(model, batch, link_bandwidth_bps=1e30, **kw)
+    top = decode(model, batch, link_bandwidth_bytes_per_s=1e30, **kw)
     target = (1 - tol) * top.tokens_per_s
-    lo, hi = math.log10(1e6), math.log10(max(10 * tier.bandwidth_bps, 1e7))
+    lo, hi = math.log10(1e6), math.log10(max(10 * tier.bandwidth_bytes_per_s, 1e7))
     while hi - lo > 1e-4:
         mid = (lo + hi) / 2
-        if decode(model, batch, link_bandwidth_bps=10**mid, **kw).tokens_per_s >= target:
+        if decode(model, batch, link_bandwidth_bytes_per_s=10**mid, **kw).tokens_per_s >= target:
             hi = mid
         else:
             lo = mid
@@ -301,9 +320,11 @@ def balance_bandwidth(model: Model, batch: int = 1, *, tolerance: float = 0.01, 
         by = "bytes in flight over the round trip"
     else:
         by = f"the {tier.name} tier's bandwidth"
-    return {"tier": tier.name, "knee_bps": knee, "tokens_per_s_at_knee": decode(model, batch, link_bandwidth_bps=knee,
-            **kw).tokens_per_s, "tokens_per_s_unlimited": top.tokens_per_s, "ceiling": by,
-            "tier_bandwidth_bps": tier.bandwidth_bps}
+    out = {"tier": tier.name, "knee_bytes_per_s": knee,
+           "tokens_per_s_at_knee": decode(model, batch, link_bandwidth_bytes_per_s=knee, **kw).tokens_per_s,
+           "tokens_per_s_unlimited": top.tokens_per_s, "ceiling": by,
+           "tier_bandwidth_bytes_per_s": tier.bandwidth_bytes_per_s}
+    return with_key_aliases(out, {"knee_bps": "knee_bytes_per_s", "tier_bandwidth_bps": "tier_bandwidth_bytes_per_s"})
 
 
 def latency_value(model: Model, latencies_s, *, accelerator: Accelerator, collectives: Collectives,
@@ -314,7 +335,8 @@ def latency_value(model: Model, latencies_s, *, accelerator: Accelerator, collec
     * ``tokens_per_s[tp]``: a latency-bound decode (``batch``, weights sharded over ``tp``
       accelerators, every layer's all-reduces on the fabric at that latency);
     * ``round_trip_s``: a remote read at that latency (two hops and the memory's access);
-    * with ``target_tokens_per_s``: ``stream_bandwidth_bps``, the bandwidth one chip
+    * with ``target_tokens_per_s``: ``stream_bandwidth_bytes_per_s`` (bytes/s; the old key
+      ``stream_bandwidth_bps`` is a deprecated alias), the bandwidth one chip
       streaming the weights and KV cache from remote memory needs for the target, and
       ``buffer_bytes``, what it must keep in flight for it, ``BW x round trip`` (Little's
       law); ``tp_range``, the accelerators (1 to ``max_tp``, default the largest of
@@ -347,7 +369,8 @@ def latency_value(model: Model, latencies_s, *, accelerator: Accelerator, collec
             row["tp_range"] = (ok[0], ok[-1]) if ok else None
             row["memory_per_chip_bytes"] = state / ok[-1] if ok else None
             bw = (model.touched_bytes(B) + B * ctx * model.kv_per_token_bytes) * tgt
-            row["stream_bandwidth_bps"] = bw
+            row["stream_bandwidth_bytes_per_s"] = bw
             row["buffer_bytes"] = bytes_in_flight(bw, row["round_trip_s"])
+            with_key_aliases(row, {"stream_bandwidth_bps": "stream_bandwidth_bytes_per_s"})
         rows.append(row)
     return rows

@@ -89,7 +89,7 @@ def astra_sim_network(report: TopologyReport, dims: list[tuple[str, int, str]] |
         hops = 2 if kind == "Switch" else 1
         topo.append(kind)
         npus.append(int(count))
-        bw.append(r.accel_bandwidth_bps / GIB)
+        bw.append(r.accel_bandwidth_bytes_per_s / GIB)
         lat.append(int(round(r.one_way[path].total_s * 1e9 / hops)))
 
     def row(xs):
@@ -117,7 +117,7 @@ def astra_sim_remote_memory(report: TopologyReport, *, memory_type: str = "PER_N
         "num-nodes": integer(num_nodes, "num_nodes", 1),
         "num-npus-per-node": integer(npus_per_node or r.n_accelerators, "npus_per_node", 1),
         "remote-mem-latency": int(round(_read_s(r, memory_latency_s) * 1e9)),
-        "remote-mem-bw": r.accel_bandwidth_bps / 1e9,
+        "remote-mem-bw": r.accel_bandwidth_bytes_per_s / 1e9,
     }
     return json.dumps(d, indent=2)
 
@@ -137,7 +137,7 @@ def calculon_network(report: TopologyReport, efficiency: float = 1.0) -> dict:
     Calculon's other fields (as in its example systems), set to False and 0."""
     r = _report(report)
     return {
-        "bandwidth": r.accel_bandwidth_bps / 1e9,
+        "bandwidth": r.accel_bandwidth_bytes_per_s / 1e9,
         "efficiency": number(efficiency, "efficiency", positive=True, hi=1.0),
         "size": r.n_accelerators,
         "latency": r.collective("all_reduce", 8.0).latency_s,
@@ -153,7 +153,7 @@ def genz_icn(report: TopologyReport) -> dict:
     (``GenZ/collective_times.py``: ``5 us + 2 (N-1) ICN_LL + ...`` per all-reduce): one hop
     and the receiver's poll (:attr:`TopologyReport.alpha_s`)."""
     r = _report(report)
-    return {"ICN": r.accel_bandwidth_bps / GIB, "ICN_LL": r.alpha_s * 1e6}
+    return {"ICN": r.accel_bandwidth_bytes_per_s / GIB, "ICN_LL": r.alpha_s * 1e6}
 
 
 def genz_system(report: TopologyReport, precision: str = "bf16") -> dict:
@@ -165,7 +165,7 @@ def genz_system(report: TopologyReport, precision: str = "bf16") -> dict:
     r = _report(report)
     acc = r.accelerator
     return {"Flops": acc.flops_at(precision) / 1e12, "Memory_size": acc.memory.capacity_bytes / GIB,
-            "Memory_BW": acc.memory.bandwidth_bps / GIB, **genz_icn(r), "real_values": True}
+            "Memory_BW": acc.memory.bandwidth_bytes_per_s / GIB, **genz_icn(r), "real_values": True}
 
 
 def llmcompass_link(report: TopologyReport, *, flit_size_byte: int = 640, header_size_byte: int = 0,
@@ -184,7 +184,7 @@ def llmcompass_link(report: TopologyReport, *, flit_size_byte: int = 640, header
     f = integer(flit_size_byte, "flit_size_byte", 1)
     h = integer(header_size_byte, "header_size_byte", 0, f - 1)
     links = max(1, int(r.links_per_accelerator))
-    per = r.accel_bandwidth_bps / links
+    per = r.accel_bandwidth_bytes_per_s / links
     return {
         "link": {
             "bandwidth_per_direction_byte": per,

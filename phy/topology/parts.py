@@ -40,7 +40,9 @@ class MemoryTier:
     ----------
     name : str
     bandwidth_bps : float
-        Bytes per second (B/s) one accelerator can draw from it.
+        Bytes per second (B/s) one accelerator can draw from it; read it as
+        :attr:`bandwidth_bytes_per_s` (the field keeps its old name, whose ``_bps`` would
+        mean bits/s, for one release; :meth:`to_dict` gives both keys).
     capacity_bytes : float
     latency_s : float
         Access latency as a load at the memory sees it (s); a remote read adds the
@@ -88,17 +90,29 @@ class MemoryTier:
         return cls("sram_wafer", 21e15, 44e9, SRAM_ACCESS_S)
 
     @classmethod
-    def cxl(cls, dram: MemoryTier, bandwidth_bps: float, capacity_bytes: float, latency_factor: float = 3.0
+    def cxl(cls, dram: MemoryTier, bandwidth_bytes_per_s: float, capacity_bytes: float, latency_factor: float = 3.0
             ) -> MemoryTier:
-        """CXL-attached memory: 2 to 5 times the latency of local DRAM (REFERENCES.md);
-        ``latency_factor`` must lie in that range, ``dram`` gives the local latency."""
+        """CXL-attached memory (``bandwidth_bytes_per_s`` in B/s): 2 to 5 times the latency
+        of local DRAM (REFERENCES.md); ``latency_factor`` must lie in that range, ``dram``
+        gives the local latency."""
         if not isinstance(dram, MemoryTier):
             raise ConfigError(f"dram must be a MemoryTier, got {type(dram).__name__}")
         f = number(latency_factor, "latency_factor", lo=2.0, hi=5.0)
-        return cls(f"cxl({dram.name})", bandwidth_bps, capacity_bytes, f * dram.latency_s, dram.energy_j_per_byte)
+        return cls(f"cxl({dram.name})", bandwidth_bytes_per_s, capacity_bytes, f * dram.latency_s,
+                   dram.energy_j_per_byte)
+
+    @property
+    def bandwidth_bytes_per_s(self) -> float:
+        """Bytes per second one accelerator can draw from it (the field ``bandwidth_bps``)."""
+        return self.bandwidth_bps
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The fields, with ``bandwidth_bytes_per_s`` (``bandwidth_bps``, the same figure,
+        kept one release as a deprecated key)."""
+        d = asdict(self)
+        d = {"name": d.pop("name"), "bandwidth_bytes_per_s": d["bandwidth_bps"], **d}
+        d["deprecated_keys"] = {"bandwidth_bps": "bandwidth_bytes_per_s"}
+        return d
 
 
 @dataclass(frozen=True)

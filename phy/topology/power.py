@@ -15,6 +15,11 @@ from .fabric import Topology
 __all__ = ["FabricPower", "fabric_power"]
 
 
+#: How :meth:`FabricPower.table` names the terms.
+_TERM_WORDS = {"accelerator_serdes": "SerDes at the accelerators", "switch_serdes": "SerDes at the switches",
+               "switch_core": "switch cores", "retimers": "retimers", "optical_modules": "optical modules"}
+
+
 @dataclass(frozen=True)
 class FabricPower:
     """The fabric's power (W, both directions, every lane).
@@ -58,8 +63,9 @@ class FabricPower:
 
     def table(self) -> str:
         """The terms in kW, one line."""
-        terms = ", ".join(f"{k} {v / 1e3:.2f}" for k, v in self.terms_w.items() if v)
-        return (f"fabric {self.total_w / 1e3:.2f} kW ({terms} kW); {self.per_accelerator_w:.0f} W per accelerator, "
+        terms = ", ".join(f"{_TERM_WORDS.get(k, k.replace('_', ' '))} {v / 1e3:.2f} kW"
+                          for k, v in self.terms_w.items() if v)
+        return (f"fabric {self.total_w / 1e3:.2f} kW ({terms}); {self.per_accelerator_w:.0f} W per accelerator, "
                 f"{self.per_rack_w / 1e3:.2f} kW per rack over {self.n_racks} rack(s); the fullest rack draws "
                 f"{self.max_rack_w / 1e3:.1f} kW with its accelerators")
 

@@ -19,6 +19,7 @@ from ..latency import (
     one_way,
     round_trip,
 )
+from ._aliases import add_aliases, with_key_aliases
 from .fabric import Topology
 from .parts import Accelerator, LinkClass
 from .power import FabricPower, fabric_power
@@ -35,13 +36,13 @@ class TopologyReport:
 
     Attributes
     ----------
-    accel_bandwidth_bps : float
-        Per accelerator, per direction, through its links to the fabric (minimum over
-        accelerators; ``accel_bandwidth_mean_bps`` the mean).
-    aggregate_bandwidth_bps : float
-        All accelerators, both directions.
-    bisection_bandwidth_bps : float
-        Per direction across the worst cut into two halves of accelerators.
+    accel_bandwidth_bytes_per_s : float
+        Per accelerator, per direction, through its links to the fabric, in bytes/s
+        (minimum over accelerators; ``accel_bandwidth_mean_bytes_per_s`` the mean).
+    aggregate_bandwidth_bytes_per_s : float
+        All accelerators, both directions (bytes/s).
+    bisection_bandwidth_bytes_per_s : float
+        Per direction across the worst cut into two halves of accelerators (bytes/s).
     cables : int
         Differential pairs (copper) or fibres: links x lanes x 2 directions.
     cable_length_m : float
@@ -71,16 +72,19 @@ class TopologyReport:
         ``link_power_w`` is the links' part (the switch cores excluded).
     links_per_accelerator : int
         The fewest links an accelerator has to the fabric (its level-0 links).
+
+    The four bandwidths' old names ending ``_bps`` (``accel_bandwidth_bps``, ...) are
+    deprecated aliases, kept one release: they hold bytes/s, and ``_bps`` means bits/s.
     """
 
     name: str
     accelerator: Accelerator
     n_accelerators: int
     n_switches: dict
-    accel_bandwidth_bps: float
-    accel_bandwidth_mean_bps: float
-    aggregate_bandwidth_bps: float
-    bisection_bandwidth_bps: float
+    accel_bandwidth_bytes_per_s: float
+    accel_bandwidth_mean_bytes_per_s: float
+    aggregate_bandwidth_bytes_per_s: float
+    bisection_bandwidth_bytes_per_s: float
     links: int
     cables: int
     cable_length_m: float
@@ -121,7 +125,7 @@ class TopologyReport:
         its outstanding requests (its occupancy) must provide."""
         if path not in self.round_trip:
             raise ConfigError(f"no route {path!r}; the report has {', '.join(self.round_trip)}")
-        bw = self.accel_bandwidth_bps if bandwidth_bytes_per_s is None else bandwidth_bytes_per_s
+        bw = self.accel_bandwidth_bytes_per_s if bandwidth_bytes_per_s is None else bandwidth_bytes_per_s
         return bytes_in_flight(bw, self.round_trip[path].total_s)
 
     def latency_table(self, path: str = "remote") -> str:
@@ -131,11 +135,11 @@ class TopologyReport:
             raise ConfigError(f"no route {path!r}; the report has {', '.join(self.one_way)}")
         ow, rt = self.one_way[path], self.round_trip[path]
         small = self.collective("all_reduce", 8.0)
-        rows = [f"{self.name} {path}: PHY floor {self.phy_floor_s[path] * 1e9:.0f} ns, one way "
-                f"{ow.total_s * 1e9:.0f} ns, remote read {rt.total_s * 1e9:.0f} ns, 8-byte all-reduce over "
+        rows = [f"{self.name} {path}: PHY floor {self.phy_floor_s[path] * 1e9:.1f} ns, one way "
+                f"{ow.total_s * 1e9:.1f} ns, remote read {rt.total_s * 1e9:.1f} ns, 8-byte all-reduce over "
                 f"{self.n_accelerators} {small.time_s * 1e6:.2f} us ({small.algorithm}, {small.protocol})",
                 ow.table(), rt.table(),
-                f"  streaming {self.accel_bandwidth_bps / 1e9:.0f} GB/s from remote memory keeps "
+                f"  streaming {self.accel_bandwidth_bytes_per_s / 1e9:.1f} GB/s from remote memory keeps "
                 f"{self.bytes_in_flight(path) / 1e6:.2f} MB in flight (bandwidth x read round trip)"]
         for u, d in self.loaded_s[path].items():
             rows.append(f"  one way at {100 * u:.0f} % switch load: mean {d['mean'] * 1e9:.1f} ns, "
@@ -153,7 +157,15 @@ class TopologyReport:
         d["collectives"] = self.collectives.to_dict()
         d["alpha_s"] = self.alpha_s
         d["power"] = None if self.power is None else self.power.to_dict()
-        return _plain(d)
+        return _plain(with_key_aliases(d, _BPS_ALIASES))
+
+
+#: The deprecated names (bytes/s under a bits/s suffix) and their replacements.
+_BPS_ALIASES = {"accel_bandwidth_bps": "accel_bandwidth_bytes_per_s",
+                "accel_bandwidth_mean_bps": "accel_bandwidth_mean_bytes_per_s",
+                "aggregate_bandwidth_bps": "aggregate_bandwidth_bytes_per_s",
+                "bisection_bandwidth_bps": "bisection_bandwidth_bytes_per_s"}
+add_aliases(TopologyReport, _BPS_ALIASES)
 
 
 def _buckets(cls: LinkClass, lengths: np.ndarray) -> np.ndarray:
@@ -204,8 +216,8 @@ def rollup(topo: Topology, *, utilisations=UTILISATIONS) -> TopologyReport:
                       acc.endpoint, acc.software, rt[path], name=topo.name)
     return TopologyReport(
         name=topo.name, accelerator=acc, n_accelerators=n, n_switches={t.name: t.count for t in topo.tiers},
-        accel_bandwidth_bps=float(per_acc.min()), accel_bandwidth_mean_bps=float(per_acc.mean()),
-        aggregate_bandwidth_bps=float(per_acc.sum() * 2), bisection_bandwidth_bps=bis,
+        accel_bandwidth_bytes_per_s=float(per_acc.min()), accel_bandwidth_mean_bytes_per_s=float(per_acc.mean()),
+        aggregate_bandwidth_bytes_per_s=float(per_acc.sum() * 2), bisection_bandwidth_bytes_per_s=bis,
         links=topo.n_links, cables=int(cables.sum()), cable_length_m=float((cables * topo.length_m).sum()),
         cables_by_class=_cables_by_class(topo, cables), link_power_w=float(ev.power.sum()), phy_floor_s=floor,
         phy_floor_breakdown_s=brk, worst_phy_floor_s=worst, one_way=ow, round_trip=rt, loaded_s=loaded,

@@ -136,19 +136,52 @@ class EyeDiagram:
             d["counts"] = self.counts.tolist()
         return d
 
-    def plot(self, ax=None, n_ui_shown: int = 2, cmap: str = "inferno"):
-        """The eye as a density image over ``n_ui_shown`` UIs (the one measured UI repeated),
-        time in ps and voltage in mV."""
+    def plot(self, ax=None, n_ui_shown: int = 1, cmap: str = "inferno"):
+        """The eye as a density image, time in ps and voltage in mV, with a colour bar:
+        log10 of the probability density of the slicer input (per mV) at each time offset.
+
+        The time axis spans the measured UI, ``-UI/2 .. UI/2 - dt`` (as
+        :meth:`phy.StatEye.plot`). ``n_ui_shown > 1`` repeats it; the slicer input steps at
+        every UI boundary (the DFE's correction changes there), so the copies meet at a
+        step, marked by a dotted line. The first and last voltage bins hold the samples
+        clipped into the range and are not drawn; the voltage axis is fitted to the bins hit.
+        """
+        import matplotlib
+
         ax = _axes(ax)
-        img = np.log10(1 + self.counts.T.astype(float))
-        img = np.tile(img, (1, n_ui_shown))
+        n_show = max(int(n_ui_shown), 1)
+        e = self.voltage_edges_v
+        dv_mv = (e[1] - e[0]) * 1e3
+        inner = self.counts[:, 1:-1].T.astype(float)  # the clipped edge bins are left out
+        with np.errstate(divide="ignore"):
+            img = np.log10(inner / (max(self.n_ui, 1) * dv_mv))
+        img = np.tile(np.where(inner > 0, img, np.nan), (1, n_show))
         dt = self.time_s[1] - self.time_s[0]
         t0 = self.time_s[0]
-        extent = [t0 * 1e12, (t0 + dt * img.shape[1]) * 1e12, self.voltage_edges_v[0] * 1e3,
-                  self.voltage_edges_v[-1] * 1e3]
-        ax.imshow(img, origin="lower", aspect="auto", extent=extent, cmap=cmap)
+        extent = [(t0 - dt / 2) * 1e12, (t0 + dt * (img.shape[1] - 0.5)) * 1e12, e[1] * 1e3, e[-2] * 1e3]
+        cm = matplotlib.colormaps[cmap]
+        cm = cm.with_extremes(bad=cm(0.0))
+        ax.set_facecolor(cm(0.0))
+        finite = img[np.isfinite(img)]
+        lo_c, hi_c = (finite.min(), finite.max()) if finite.size else (0.0, 1.0)
+        im = ax.imshow(img, origin="lower", aspect="auto", extent=extent, cmap=cm, vmin=lo_c, vmax=hi_c,
+                       interpolation="nearest")
+        cb = ax.figure.colorbar(im, ax=ax, pad=0.02)
+        cb.set_label("log10 density (1/mV)")
         for th in self.thresholds_v:
-            ax.axhline(th * 1e3, color="w", lw=0.5, ls=":")
+            ax.axhline(th * 1e3, color="w", lw=0.6, ls=":", alpha=0.8)
+        for k in range(1, n_show):
+            ax.axvline((t0 + (k * self.time_s.size - 0.5) * dt) * 1e12, color="0.7", lw=0.6, ls=":")
+        ax.set_xlim(t0 * 1e12, (t0 + dt * (img.shape[1] - 1)) * 1e12)
+        clipped = (self.counts[:, 0].sum() + self.counts[:, -1].sum()) / max(self.counts.sum(), 1)
+        if clipped > 0:  # the histogram's range is the simulator's: say what it left out
+            ax.text(0.01, 0.01, f"{100 * clipped:.2g} % of samples beyond {e[1] * 1e3:.0f} .. {e[-2] * 1e3:.0f} mV,"
+                    " not drawn", transform=ax.transAxes, fontsize=7, color="0.8", va="bottom")
+        hit = np.flatnonzero(inner.sum(axis=1))
+        if hit.size:
+            lo, hi = e[1 + hit[0]], e[2 + hit[-1]]
+            pad = 0.05 * (hi - lo)
+            ax.set_ylim(max(lo - pad, e[1]) * 1e3, min(hi + pad, e[-2]) * 1e3)
         ax.set_xlabel("time from sampling instant (ps)")
         ax.set_ylabel("slicer input (mV)")
         return ax
