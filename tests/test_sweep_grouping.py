@@ -108,3 +108,15 @@ def test_two_workers_run_each_channel_in_one_process(tmp_path):
     assert len(by_medium) == 4
     assert all(len(pids) == 1 for pids in by_medium.values()), by_medium
     assert len(set().union(*by_medium.values())) == 2  # both workers took part
+
+
+def test_unknown_sweep_sections_and_keys_get_a_did_you_mean():
+    import pytest
+
+    from phy import ConfigError
+    from phy.sweep import spec
+
+    with pytest.raises(ConfigError, match=r"unknown section \[sweeep\] \(did you mean 'sweep'\?\)"):
+        spec.parse_spec('[sweeep]\nname = "a"\n')
+    with pytest.raises(ConfigError, match=r"unknown key \(did you mean 'name'\?\)"):
+        spec.parse_spec('[sweep]\nnmae = "a"\n')

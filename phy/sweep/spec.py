@@ -86,6 +86,12 @@ _SWEEP_KEYS = {"name": _string, "executor": _choice("inline", "processes", "dask
                "point_timeout_s": _num(positive=True, hi=86_400.0)}
 
 
+def _hint(name: str, known) -> str:
+    """`` (did you mean 'x'?)`` for the closest known name, or nothing."""
+    near = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {near[0]!r}?)" if near else ""
+
+
 def _line_of(text: str, section: str, key: str) -> int | None:
     """Line number (1-based) of ``key`` in ``[section]`` of a TOML text, if it can be found."""
     lines = text.splitlines()
@@ -232,14 +238,15 @@ def parse_spec(text: str, path: str | None = None, *, sweep: bool = True) -> Swe
     allowed = {"sweep", "channel", "optics", "link", "serdes"} | ({"grid", "zip"} if sweep else set())
     for sec in doc:
         if sec not in allowed:
-            raise ConfigError(f"{_where(path, text, sec, '')}: unknown section [{sec}]; "
+            raise ConfigError(f"{_where(path, text, sec, '')}: unknown section [{sec}]{_hint(sec, allowed)}; "
                               f"sections: {', '.join(sorted(allowed))}")
         if not isinstance(doc[sec], dict):
             raise ConfigError(f"{path or 'spec'}: '{sec}' must be a [section]")
     meta = doc.get("sweep", {})
     for k, v in meta.items():
         if k not in _SWEEP_KEYS:
-            raise ConfigError(f"{_where(path, text, 'sweep', k)}: unknown key; keys: {', '.join(sorted(_SWEEP_KEYS))}")
+            raise ConfigError(f"{_where(path, text, 'sweep', k)}: unknown key{_hint(k, _SWEEP_KEYS)}; "
+                              f"keys: {', '.join(sorted(_SWEEP_KEYS))}")
         bad = _SWEEP_KEYS[k](v)
         if bad:
             raise ConfigError(f"{_where(path, text, 'sweep', k)} must be {bad}, got {v!r}")
