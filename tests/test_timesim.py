@@ -443,3 +443,41 @@ def test_shaped_noise_filter_reproduces_the_autocorrelation():
     d = noisy.waveform.adc_v[:, SPU // 2] - quiet.waveform.adc_v[:, SPU // 2]
     assert np.std(d) == pytest.approx(np.sqrt(R[0]), rel=0.02)
     assert np.mean(d[1:] * d[:-1]) / np.var(d) == pytest.approx(R[1] / R[0], abs=0.02)
+
+
+# --------------------------------------------------------------------------- the eye's voltage range
+def _outside_the_eye_range(r):
+    """Per eye column: slicer-input samples beyond the histogram's voltage range (they would
+    pile into its edge bins), counted on the recorded waveform (every UI of the run)."""
+    e, z = r.eye.voltage_edges_v, r.waveform.slicer_v
+    return ((z < e[0]) | (z > e[-1])).sum(axis=0)
+
+
+@pytest.mark.parametrize("case", ["dfe_post_cursors", "demo_lane"])
+def test_the_eye_range_holds_every_column(case):
+    """The eye's voltage bins cover the slicer input at every time offset, not only at the
+    sampling phase: off the sampling instant the DFE (fitted there) leaves the post-cursors
+    it cancels, and the range used to be set from the sampling column alone. With that range
+    the synthetic pulse put samples beyond it in 17 of the 32 columns, and the demo's lane
+    (the README's eye: 212.5 Gb/s over 1 m of twinax) in 18 of 32 (0.26 % of its samples,
+    the bright lines along the eye's top and bottom)."""
+    n = 20_000
+    if case == "dfe_post_cursors":
+        p = pl.from_samples(smooth_pulse([0.05, 0.5, 0.45, 0.3, 0.15], rise_ui=0.6), BAUD, SPU)
+        r = simulate(p, n, tx=Transmitter(swing_v=0.4), rx=Receiver(dfe=Dfe(3)), noise=Noise(rx_noise_rms_v=1e-3),
+                     eye=True, waveform_ui=n, seed=1)
+    else:
+        import channels
+        from phy import link as lk
+
+        spec = lk.LinkSpec(channel=channels.library.get("twinax_1m_26awg"), lanes=1, lane_rate_bps=212.5e9,
+                           fec="KP4")
+        s = lk.segments(spec)[0]
+        r = simulate(s.channel, n, baud_hz=s.baud_hz, tx=s.tx, rx=s.rx, noise=s.noise, jitter=s.jitter, eye=True,
+                     waveform_ui=n, seed=1)
+    assert r.waveform.slicer_v.shape == (n, SPU)
+    assert _outside_the_eye_range(r).sum() == 0
+    assert r.eye.counts[:, 0].sum() == r.eye.counts[:, -1].sum() == 0  # nothing clipped into the edge bins
+    # and the range is fitted, not padded without bound: the samples reach past half of it
+    e = r.eye.voltage_edges_v
+    assert np.abs(r.waveform.slicer_v).max() > 0.5 * e[-1]

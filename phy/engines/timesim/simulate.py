@@ -241,10 +241,7 @@ class _State:
         self.eye_hist = np.zeros((P, eye_bins), dtype=np.int64)
         self.col_err = np.zeros(P, dtype=np.int64)
         self.cross = np.zeros(P * K.CROSS_SUB, dtype=np.int64)
-        fpre = rx.ffe.n_pre
-        comb = np.convolve(lk.cursors, lk.rx_ffe)
-        resid = np.abs(np.delete(comb, np.arange(lk.n_pre + fpre, lk.n_pre + fpre + lk.dfe.size + 1)))
-        vmax = 1.2 * (lk.h0_v + tx.swing_v * resid.sum()) + 6 * lk.rx_noise_rms_v
+        vmax = eye_range_v(lk, tx, rx)
         self.vlo, self.vstep = -vmax, 2 * vmax / eye_bins
         self.wave_raw, self.wave_z = np.zeros((waveform_ui, P)), np.zeros((waveform_ui, P))
         self.wave_meta = np.zeros((waveform_ui, 2), dtype=np.int64)
@@ -255,6 +252,43 @@ class _State:
         self.gray = GRAY_PAM4.astype(np.int64) if tx.order == 4 else np.array([0, 1], dtype=np.int64)
         self.dfe_v = lk.dfe * lk.h0_v
         self.block = cdr.update_ui if cdr.kind != "fixed" else 1024
+
+
+def _peak_sums(y: np.ndarray, at: np.ndarray, spu: int, ffe: np.ndarray, main: int | None = None,
+               dfe: np.ndarray | None = None) -> np.ndarray:
+    """Per fine-sample position ``at`` in ``y``: the sum of the magnitudes of the
+    symbol-spaced samples through ``y`` there (linear interpolation, zero beyond its
+    ends), after the Rx FFE ``ffe`` and, when given, minus the DFE's ``dfe`` at the
+    post-cursors of index ``main`` (the slicer input's peak distortion per unit symbol)."""
+    k = np.arange(-(int(np.max(at)) // spu) - 2, (y.size - int(np.min(at))) // spu + 2)
+    c = np.interp(at[:, None] + spu * k[None, :], np.arange(y.size), y, left=0.0, right=0.0)
+    comb = np.zeros((at.size, k.size + ffe.size - 1))
+    for t, w in enumerate(ffe):
+        comb[:, t : t + k.size] += w * c
+    if dfe is not None and dfe.size:
+        m = main + int(np.flatnonzero(k == 0)[0])
+        comb[:, m + 1 : m + 1 + dfe.size] -= dfe
+    return np.abs(comb).sum(axis=1)
+
+
+def eye_range_v(lk: PreparedLink, tx: Transmitter, rx: Receiver) -> float:
+    """Half the span of the eye's voltage bins (V): the slicer input's worst case at every
+    time offset the eye's columns read, not at the sampling phase alone (off-centre columns
+    see other cursors, which the DFE, fitted at the sampling phase, does not cancel).
+
+    Per column (the UI around the sampling instant, one fine sample beyond each side for the
+    clock's movement): the peak distortion of the Tx-equalised pulse through the Rx FFE with
+    the DFE's correction, at the outer level (``swing_v``); plus each aggressor's worst over
+    its phase; times 1.2 (edge jitter, the clock's wander), plus 6 rms of the receiver's noise.
+    """
+    spu = lk.analog.samples_per_ui
+    half = spu // 2
+    at = lk.sampling_index + np.arange(-half - 1, spu - half + 1)
+    h0 = lk.h0_v / tx.swing_v
+    victim = _peak_sums(lk.pulse.samples, at, spu, lk.rx_ffe, rx.ffe.n_pre, lk.dfe * h0).max()
+    xt = sum(_peak_sums(a.samples, np.arange(spu, 2 * spu, dtype=float), spu, lk.rx_ffe).max()
+             for a in lk.pulse.aggressors)
+    return float(1.2 * tx.swing_v * (victim + xt) + 6 * lk.rx_noise_rms_v)
 
 
 def _run(lk, tx, rx, cdr, jitter, tab: Tables, st: _State, warmup: int, total: int, chunk_ui: int, eye: bool, rngs,
