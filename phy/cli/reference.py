@@ -83,9 +83,13 @@ def _sections(schema: dict, row) -> list[str]:
     return out
 
 
+def _spellings(spellings: dict) -> str:
+    return ", ".join(f"`{a.split('.', 1)[1]}` for `{b.split('.', 1)[1]}`" for a, b in spellings.items())
+
+
 def toml_reference() -> str:
     """The reference as Markdown (``docs/toml_reference.md``)."""
-    from ..sweep.spec import _SWEEP_KEYS, DEFAULT_POINT_TIMEOUT_S, SCHEMA
+    from ..sweep.spec import _SWEEP_KEYS, DEFAULT_POINT_TIMEOUT_S, SCHEMA, SPELLINGS
     from .rack import DEFAULT_EQUALIZATION, RACK_SCHEMA, RACK_SPELLINGS
 
     missing = set(_SWEEP_KEYS) - set(SWEEP_META)
@@ -112,7 +116,8 @@ def toml_reference() -> str:
         "",
         "One link: `[channel]` or `[optics]` (the medium), `[link]` and `[serdes]` (a `[sweep]` section is",
         "checked, and not needed). The command prints the link report (`--json` for all of",
-        "it) and exits 1 when the link fails its target.",
+        "it) and exits 1 when the link fails its target. Also accepted, here and in sweep files",
+        f"(`[grid]` and `[zip]` too): {_spellings(SPELLINGS)}; a key and its other spelling together are refused.",
     ]
     out += _sections(SCHEMA, lambda k, v: (k, _default(v[1]), accepts(v[0]), v[2]))
     out += [
@@ -129,7 +134,7 @@ def toml_reference() -> str:
         "",
     ]
     out += _table((k, meta[k][0], accepts(chk), meta[k][1]) for k, chk in _SWEEP_KEYS.items())
-    spell = ", ".join(f"`{a.split('.', 1)[1]}` for `{b.split('.', 1)[1]}`" for a, b in RACK_SPELLINGS.items())
+    spell = _spellings(RACK_SPELLINGS)
     out += [
         "",
         "## Rack files: `linkmodel rack FILE.toml`",

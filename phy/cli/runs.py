@@ -34,8 +34,8 @@ def link_text(r, equalization: str | None = None) -> str:
     ]
     for s in d["segments"]:
         eq = s["equalisation"]
-        if equalization == "preset" and eq.startswith("given"):
-            eq = PRESET_WORDS + eq.removeprefix("given")
+        if equalization == "preset" and eq.startswith("preset"):
+            eq = PRESET_WORDS + eq.removeprefix("preset")
         elif s["com_db"] is not None:
             eq = "COM-proposed, the statistical eye decides: " + eq
         name = "" if len(d["segments"]) == 1 else f"{s['name']}: "

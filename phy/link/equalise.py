@@ -48,7 +48,10 @@ class Segment:
     ser, der : float
         Detector symbol error ratio; with DFE error propagation.
     equalisation : str
-        How the equalisation was chosen.
+        How the equalisation was chosen: one of COM's candidates (:data:`COM_CHOICE` and
+        its variants), or for a fixed one ``"preset"`` with the SerDes's own name if it has
+        one (:func:`preset_label`), and where it sampled ("preset, sampled at the pulse
+        peak"); ``"module DSP"`` for an optical span.
     com_db : float or None
     delay_s : float
         Time of flight through the segment.
@@ -155,7 +158,7 @@ def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float,
                       ("no Tx FFE, COM's CTLE", bare, rx, SAMPLING_PHASES),
                       ("no Tx FFE, flat CTLE", bare, flat, SAMPLING_PHASES)]
     else:
-        candidates = [("given", s.tx, s.rx, (s.cdr,) if s.cdr is not None else SAMPLING_PHASES)]
+        candidates = [(preset_label(s), s.tx, s.rx, (s.cdr,) if s.cdr is not None else SAMPLING_PHASES)]
     noise, jitter = s.impairments(baud)
     if input_psd is not None:  # the shaped noise in the eye; extra_psd, its flat mean, was COM's
         noise = replace(noise, input_psd=input_psd)
@@ -203,6 +206,17 @@ COM_CHOICE = "COM's equalisation at COM's cursor"
 #: Sampling phases the roll-up tries for each re-adapted equalisation (:class:`phy.Cdr` ``phase``).
 SAMPLING_PHASES = ("mm-dfe", "peak")
 _PHASE_WORDS = {"mm-dfe": "the Mueller-Muller point with the first DFE tap (93A-25)", "peak": "the pulse peak"}
+#: The label of a fixed equalisation (a SerDes given its ``tx`` and ``rx``): the name inputs
+#: give that mode (``link.equalization = "preset"``).
+PRESET = "preset"
+
+
+def preset_label(serdes) -> str:
+    """How a fixed equalisation is labelled: ``"preset"``, with the SerDes's name when it
+    has one of its own (not the default ``"serdes"``, nor ``"preset"`` itself):
+    ``"preset (vendor_224g)"``. A segment's label then adds where it sampled."""
+    name = getattr(serdes, "name", None)
+    return PRESET if not name or name in ("serdes", PRESET) else f"{PRESET} ({name})"
 
 
 def _optical_eye(name: str, oc: OpticalClass, spec: LinkSpec) -> Segment:

@@ -97,14 +97,18 @@ def link_spec(p: dict):
     return LinkSpec(channel=_channel(key, p.get("_root", ".")), **kw)
 
 
-def _flat(r) -> dict:
+def _flat(r, spec) -> dict:
+    """A link report as one row. ``equalisation`` is the mode the link used (``"com"`` or
+    ``"preset"``, as inputs spell it; from ``spec``'s SerDes: a fixed Tx and Rx is a preset),
+    ``equalisation_choice`` how its first segment was equalised, in words."""
     row = {
         "passes": r.passes, "reasons": "; ".join(r.reasons), "pre_fec_ber": r.pre_fec_ber,
         "post_fec_ber": r.post_fec_ber, "margin_db": r.margin_db, "required_der": r.required_der,
         "codeword_error_ratio": r.codeword_error_ratio, "frame_loss_ratio": r.frame_loss_ratio,
         "usable_gbps": r.usable_bandwidth_bps / 1e9, "payload_gbps": r.rate_chain["payload_bps"] / 1e9,
         "latency_ns": r.latency_s * 1e9, "energy_pj_per_bit": r.energy_j_per_bit * 1e12, "power_w": r.power_w,
-        "equalization": r.segments[0].equalisation, "com_db": r.segments[0].com_db,
+        "equalisation": _mode(spec), "equalisation_choice": r.segments[0].equalisation,
+        "com_db": r.segments[0].com_db,
         "required_margin_db": r.required_margin_db,
     }
     ch = r.segments[0].channel
@@ -114,6 +118,11 @@ def _flat(r) -> dict:
     for k, v in r.latency_breakdown_s.items():
         row[f"latency_{k}_ns"] = v * 1e9
     return row
+
+
+def _mode(spec) -> str:
+    """``"preset"`` (a fixed Tx and Rx) or ``"com"`` (COM proposes): what the link's SerDes does."""
+    return "com" if spec.serdes.tx is None else "preset"
 
 
 def evaluate_point(p: dict) -> dict:
@@ -126,7 +135,8 @@ def evaluate_point(p: dict) -> dict:
     params = {k: v for k, v in p.items() if not k.startswith("_")}
     rec = {"key": point_key(p), "params": params}
     try:
-        rec["row"] = _flat(evaluate_link(link_spec(p)))
+        spec = link_spec(p)
+        rec["row"] = _flat(evaluate_link(spec), spec)
         rec["status"] = "ok"
     except Exception as e:  # noqa: BLE001 - any failure of a point is recorded and the sweep goes on
         rec["status"] = "error"

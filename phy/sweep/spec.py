@@ -74,12 +74,16 @@ SCHEMA: dict = {
     "link.precoding": (_boolean, False, "1/(1+D) mod 4 precoder"),
     "link.retry": (_boolean, False, "link-level retry (32-bit CRC, 256-byte flits)"),
     "link.target_ber": (_num(positive=True, hi=0.5), 1e-13, "delivered BER target"),
-    "link.equalization": (_choice("com", "preset"), "com", "COM-proposed (eye decides) or a fixed preset"),
+    "link.equalization": (_choice("com", "preset"), "com", "COM-proposed (eye decides) or a fixed preset; also spelled equalisation"),
     "link.switch_ports": (_num(lo=0, hi=16, integer=True), 0, "switch ports in the path (200 ns each)"),
     "link.required_margin_db": (_num(lo=-20, hi=40), None, "margin a link needs (dB); default 3 dB, COM's"),
     "serdes.rx_impairments": (_choice("none", "adc_dsp_224g"), "none",
                               "a real receiver's ADC, taps and clock (phy.Impairments preset)"),
 }
+#: Input spellings a sweep or link file takes for a parameter: ``"section.name"`` -> the
+#: schema's key, the one the points, their keys and the stores hold (outputs spell
+#: "equalisation"). A spelling and its key given together are refused.
+SPELLINGS = {"link.equalisation": "link.equalization"}
 _SWEEP_KEYS = {"name": _string, "executor": _choice("inline", "processes", "dask"),
                "workers": _num(lo=1, hi=4096, integer=True), "scheduler": _string,
                "chunk": _num(lo=1, hi=10_000, integer=True),
@@ -251,6 +255,14 @@ def parse_spec(text: str, path: str | None = None, *, sweep: bool = True) -> Swe
         if bad:
             raise ConfigError(f"{_where(path, text, 'sweep', k)} must be {bad}, got {v!r}")
 
+    def canonical(full: str, sec: str, key: str, seen: dict) -> str:
+        """The schema's key for ``full``; a key given twice in one table (in two spellings) is refused."""
+        name = SPELLINGS.get(full, full)
+        if name in seen:
+            raise ConfigError(f"{_where(path, text, sec, key)}: {name!r} is given twice ({seen[name]} and {key})")
+        seen[name] = key
+        return name
+
     def check(full: str, v, sec: str, key: str):
         if full not in SCHEMA:
             near = difflib.get_close_matches(full, list(SCHEMA), n=1, cutoff=0.6)
@@ -269,17 +281,21 @@ def parse_spec(text: str, path: str | None = None, *, sweep: bool = True) -> Swe
 
     base = {}
     for sec in ("channel", "optics", "link", "serdes"):
+        seen: dict = {}
         for k, v in doc.get(sec, {}).items():
-            check(f"{sec}.{k}", v, sec, k)
-            base[f"{sec}.{k}"] = v
+            full = canonical(f"{sec}.{k}", sec, k, seen)
+            check(full, v, sec, k)
+            base[full] = v
     lists = {"grid": {}, "zip": {}}
     for sec in lists:
+        seen = {}
         for k, vals in doc.get(sec, {}).items():
+            full = canonical(k, sec, k, seen)
             if not isinstance(vals, list) or not vals:
                 raise ConfigError(f"{_where(path, text, sec, k)} must be a non-empty list of values")
             for v in vals:
-                check(k, v, sec, k)
-            lists[sec][k] = list(vals)
+                check(full, v, sec, k)
+            lists[sec][full] = list(vals)
     _check_lists(lists, path, text)
     spec = SweepSpec(str(meta.get("name", Path(path).stem if path else "sweep")), base, lists["grid"], lists["zip"],
                      meta.get("executor", "processes"), meta.get("workers"), meta.get("scheduler"),
