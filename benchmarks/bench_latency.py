@@ -185,7 +185,8 @@ def main(argv=None) -> int:
         k = tp.balance_bandwidth(m, 1, accelerator=acc, tier=tier, capacity_bytes=2 * m.weight_bytes,
                                  link_efficiency=0.9, link_round_trip_s=r.round_trip["remote"].total_s)
         knees.append(k)
-        print(f"   balance the pipe, {tier.name:<8}: knee {k['knee_bps'] / 1e12:.3f} TB/s ({k['knee_bps'] / tier.bandwidth_bps:.3f} "
+        knee = k["knee_bytes_per_s"]
+        print(f"   balance the pipe, {tier.name:<8}: knee {knee / 1e12:.3f} TB/s ({knee / tier.bandwidth_bytes_per_s:.3f} "
               f"x the tier), {k['tokens_per_s_at_knee']:.1f} tok/s; ceiling: {k['ceiling']}")
     so = tp.rollup(tp.scale_out(72, tp.LinkClass.optical("dsp", lanes=4)))
     loc = tp.over_fabric(r, m, source="local").tokens_per_s

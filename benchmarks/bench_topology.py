@@ -66,7 +66,8 @@ def main(argv=None) -> int:
     first = time.perf_counter() - t
     _, again = best_of(lambda: tp.rollup(rack))
     res["nvl72"] = {
-        "gpu_bandwidth_gbytes_per_dir": r.accel_bandwidth_bps / 1e9, "aggregate_tbytes": r.aggregate_bandwidth_bps / 1e12,
+        "gpu_bandwidth_gbytes_per_dir": r.accel_bandwidth_bytes_per_s / 1e9,
+        "aggregate_tbytes": r.aggregate_bandwidth_bytes_per_s / 1e12,
         "pairs": r.cables, "asics": r.n_switches, "spine_km": r.cable_length_m / 1e3,
         "spine_miles": r.cable_length_m / 1609.344, "phy_floor_ns": r.phy_floor_s["remote"] * 1e9,
         "breakdown_ns": {k: v * 1e9 for k, v in r.phy_floor_breakdown_s["remote"].items()},
@@ -101,8 +102,10 @@ def main(argv=None) -> int:
         fail = sorted({f["length_m"] for f in rr.failing})
         res["domains"][name] = {
             "accelerators": rr.n_accelerators, "switches": rr.n_switches,
-            "gpu_bw_min_gbytes": rr.accel_bandwidth_bps / 1e9, "gpu_bw_mean_gbytes": rr.accel_bandwidth_mean_bps / 1e9,
-            "bisection_tbytes": rr.bisection_bandwidth_bps / 1e12, "cables": rr.cables, "cable_km": rr.cable_length_m / 1e3,
+            "gpu_bw_min_gbytes": rr.accel_bandwidth_bytes_per_s / 1e9,
+            "gpu_bw_mean_gbytes": rr.accel_bandwidth_mean_bytes_per_s / 1e9,
+            "bisection_tbytes": rr.bisection_bandwidth_bytes_per_s / 1e12, "cables": rr.cables,
+            "cable_km": rr.cable_length_m / 1e3,
             "link_power_kw": rr.link_power_w / 1e3, "latency_local_ns": rr.one_way["local"].total_s * 1e9,
             "latency_remote_ns": rr.one_way["remote"].total_s * 1e9, "failing_lengths_m": fail,
             "seconds_with_evaluations": dt, "rollup_s": again}
@@ -122,15 +125,16 @@ def main(argv=None) -> int:
     fabric_rt = r.round_trip["remote"].total_s - r.round_trip["remote"].layer_totals()["memory"]
     rows = []
     for m in (m70, m405):
-        for label, kw in (("local HBM 8 TB/s", {}), ("over NVL72 900 GB/s", {"link_bandwidth_bps": r.accel_bandwidth_bps}),
-                          ("over scale-out 100 GB/s", {"link_bandwidth_bps": 100e9})):
+        for label, kw in (("local HBM 8 TB/s", {}),
+                          ("over NVL72 900 GB/s", {"link_bandwidth_bytes_per_s": r.accel_bandwidth_bytes_per_s}),
+                          ("over scale-out 100 GB/s", {"link_bandwidth_bytes_per_s": 100e9})):
             d = tp.decode(m, accelerator=acc, tier=pool, link_round_trip_s=fabric_rt if kw else 0.0, **kw)
             rows.append({"model": m.name, "source": label, "tokens_per_s": d.tokens_per_s})
             print(f"   {m.name:<11} {label:<26} {d.tokens_per_s:8.2f} tok/s")
     res["decode"] = rows
     lats = np.array([0.25e-6, 0.5e-6, 1e-6, 2e-6, 5e-6, 10e-6])
     tp8 = tp.latency_sweep(m70, lats, accelerator=acc, tp=8, collectives=r.collectives)
-    stream = tp.latency_sweep(m70, lats, accelerator=acc, link_bandwidth_bps=900e9, prefetch_bytes=1.8e6)
+    stream = tp.latency_sweep(m70, lats, accelerator=acc, link_bandwidth_bytes_per_s=900e9, prefetch_bytes=1.8e6)
     res["latency_sweep"] = {"latency_us": (lats * 1e6).tolist(), "tp8_tokens_per_s": tp8.tolist(),
                             "remote_stream_1p8MB_prefetch_tokens_per_s": stream.tolist()}
     print("   70B, against one-way fabric latency (us):" + "  ".join(f"{x:6.2f}" for x in lats * 1e6))

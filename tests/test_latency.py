@@ -315,10 +315,10 @@ def test_balance_the_pipe_knee_is_where_the_link_meets_the_tier():
     for tier in (tp.MemoryTier.sram_lpu(), tp.MemoryTier.hbm3e(), tp.MemoryTier.lpddr5x()):
         k = tp.balance_bandwidth(m, 1, accelerator=acc, tier=tier, capacity_bytes=2 * m.weight_bytes,
                                  link_efficiency=0.9)
-        assert k["knee_bps"] == pytest.approx(0.99 * tier.bandwidth_bps / 0.9, rel=0.01)
+        assert k["knee_bytes_per_s"] == pytest.approx(0.99 * tier.bandwidth_bytes_per_s / 0.9, rel=0.01)
         assert k["ceiling"].startswith(f"the {tier.name}")
         more = tp.decode(m, 1, accelerator=acc, tier=tier, capacity_bytes=2 * m.weight_bytes,
-                         link_bandwidth_bps=4 * k["knee_bps"], link_efficiency=0.9).tokens_per_s
+                         link_bandwidth_bytes_per_s=4 * k["knee_bytes_per_s"], link_efficiency=0.9).tokens_per_s
         assert more <= k["tokens_per_s_at_knee"] * 1.011
 
 
@@ -327,7 +327,7 @@ def test_remote_memory_is_only_as_fast_as_the_interconnect(fabrics):
     nvl = fabrics["nvl72"]
     local = tp.over_fabric(nvl, m, source="local").tokens_per_s
     remote = tp.over_fabric(nvl, m, source="remote").tokens_per_s
-    assert 2 * nvl.accel_bandwidth_bps == pytest.approx(1.8e12)             # NVLink-class, both ways
+    assert 2 * nvl.accel_bandwidth_bytes_per_s == pytest.approx(1.8e12)     # NVLink-class, both ways
     assert local / remote == pytest.approx(8e12 / 900e9, rel=1e-6)
     out = tp.rollup(tp.scale_out(72, tp.LinkClass.optical("dsp", lanes=4)))
     far = tp.over_fabric(out, m, source="remote").tokens_per_s
@@ -344,7 +344,7 @@ def test_lower_latency_buys_tokens_and_smaller_memories(fabrics):
         assert speeds[0] > speeds[1] > speeds[2]
     assert rows[0]["tokens_per_s"][72] > 1.5 * rows[2]["tokens_per_s"][72]  # TP 72 is latency-bound
     bufs = [r["buffer_bytes"] for r in rows]
-    assert bufs == pytest.approx([r["stream_bandwidth_bps"] * r["round_trip_s"] for r in rows])
+    assert bufs == pytest.approx([r["stream_bandwidth_bytes_per_s"] * r["round_trip_s"] for r in rows])
     assert bufs[0] < bufs[1] < bufs[2]
     mem = [r["memory_per_chip_bytes"] for r in rows]
     assert mem[0] <= mem[1] < mem[2]                                        # a slow fabric caps the spread

@@ -44,11 +44,11 @@ def test_nvl72_facts_exactly(nvl72):
     # every ASIC has one port per GPU, all 72 in use
     ports = np.bincount(topo.dst - 72, minlength=18)
     assert np.all(ports == 72)
-    assert r.accel_bandwidth_bps == pytest.approx(900e9, rel=1e-12)          # per GPU per direction
-    assert 2 * r.accel_bandwidth_bps == pytest.approx(1.8e12, rel=1e-12)     # both ways
-    assert r.aggregate_bandwidth_bps == pytest.approx(129.6e12, rel=1e-12)
+    assert r.accel_bandwidth_bytes_per_s == pytest.approx(900e9, rel=1e-12)          # per GPU per direction
+    assert 2 * r.accel_bandwidth_bytes_per_s == pytest.approx(1.8e12, rel=1e-12)     # both ways
+    assert r.aggregate_bandwidth_bytes_per_s == pytest.approx(129.6e12, rel=1e-12)
     assert r.cables == 5184                                                  # copper differential pairs
-    assert r.bisection_bandwidth_bps == pytest.approx(36 * 900e9, rel=1e-12)
+    assert r.bisection_bandwidth_bytes_per_s == pytest.approx(36 * 900e9, rel=1e-12)
     assert not r.failing
 
 
@@ -116,7 +116,7 @@ def test_nvl36x2_counts(fast_copper):
     r = tp.rollup(tp.nvl36x2(fast_copper))
     assert r.n_accelerators == 72
     assert r.n_switches == {"nvswitch": 36}
-    assert r.accel_bandwidth_bps == pytest.approx(900e9)
+    assert r.accel_bandwidth_bytes_per_s == pytest.approx(900e9)
     assert r.cables == 5184 + 18 * 36 * 2 * 2  # plus the cross-rack links between twin ASICs
     assert r.phy_floor_s["remote"] > r.phy_floor_s["local"] + 200e-9  # a second switch and a rack crossing
     assert r.one_way["remote"].total_s > r.one_way["local"].total_s + 200e-9
@@ -127,9 +127,9 @@ def test_two_tier_576(fast_copper, optics):
     r = tp.rollup(topo)
     assert r.n_accelerators == 576
     assert r.n_switches == {"l1": 8 * 36, "l2": 144}
-    assert r.accel_bandwidth_bps == pytest.approx(900e9)
+    assert r.accel_bandwidth_bytes_per_s == pytest.approx(900e9)
     up = optics.report(float(topo.length_m[topo.level == 1].max())).usable_bandwidth_bps / 8
-    assert r.bisection_bandwidth_bps == pytest.approx(min(288 * 900e9, 288 * 36 * up / 2), rel=1e-9)
+    assert r.bisection_bandwidth_bytes_per_s == pytest.approx(min(288 * 900e9, 288 * 36 * up / 2), rel=1e-9)
     # remote: copper, L1, optics, L2, optics, L1, copper
     assert r.phy_floor_breakdown_s["remote"]["switch"] == pytest.approx(600e-9)
     assert r.phy_floor_s["remote"] > r.phy_floor_s["local"]
@@ -145,8 +145,8 @@ def test_oversubscription_halves_the_uplinks(fast_copper, optics):
 
 def test_scale_out_is_80_times_behind_hbm(optics):
     r = tp.rollup(tp.scale_out(72, optics))
-    assert r.accel_bandwidth_bps == pytest.approx(100e9, rel=1e-12)  # one 800 Gb/s NIC
-    assert tp.Accelerator.gb200().memory.bandwidth_bps / r.accel_bandwidth_bps == pytest.approx(80.0)
+    assert r.accel_bandwidth_bytes_per_s == pytest.approx(100e9, rel=1e-12)  # one 800 Gb/s NIC
+    assert tp.Accelerator.gb200().memory.bandwidth_bytes_per_s / r.accel_bandwidth_bytes_per_s == pytest.approx(80.0)
 
 
 def test_ten_thousand_accelerators_in_seconds(optics):
@@ -158,7 +158,7 @@ def test_ten_thousand_accelerators_in_seconds(optics):
     assert dt < 5.0
     assert r.n_accelerators == 10_000
     assert r.n_switches["core"] > 0 and len(r.n_switches) == 3
-    assert r.bisection_bandwidth_bps == pytest.approx(5_000 * 100e9, rel=1e-9)
+    assert r.bisection_bandwidth_bytes_per_s == pytest.approx(5_000 * 100e9, rel=1e-9)
 
 
 def test_long_copper_cables_are_named_when_they_fail():
@@ -169,7 +169,7 @@ def test_long_copper_cables_are_named_when_they_fail():
     assert all(f["class"] == "copper_26awg" and f["length_m"] >= 4.0 for f in r.failing)
     assert {f["length_m"] for f in r.failing} >= {4.0, 6.0}
     assert any("closed" in x or "above the target" in x for f in r.failing for x in f["reasons"])
-    assert r.accel_bandwidth_bps < 2 * 400e9 / 8
+    assert r.accel_bandwidth_bytes_per_s < 2 * 400e9 / 8
 
 
 # ----------------------------------------------------------------------------- collectives
@@ -206,15 +206,16 @@ def test_batch1_fp8_decode_from_hbm_and_over_the_fabric(nvl72):
     remote = tp.over_fabric(r, m70, source="remote")
     assert local.tokens_per_s == pytest.approx(114.3, abs=0.1)           # REFERENCES: about 114
     assert remote.tokens_per_s == pytest.approx(12.86, abs=0.01)        # about 13 over 900 GB/s
-    assert not remote.balanced and remote.effective_bandwidth_bps == pytest.approx(900e9)
+    assert not remote.balanced and remote.effective_bandwidth_bytes_per_s == pytest.approx(900e9)
     # the remote stream waits a read's round trip: Little's law gives what it keeps in flight
     assert remote.latency_s == pytest.approx(r.round_trip["remote"].total_s, rel=1e-9)
     assert remote.bytes_in_flight_needed == pytest.approx(900e9 * r.round_trip["remote"].total_s, rel=1e-9)
     acc = tp.Accelerator.gb200()
-    assert tp.decode(m70, accelerator=acc, link_bandwidth_bps=0.1e12).tokens_per_s == pytest.approx(1.43, abs=0.01)
+    slow = tp.decode(m70, accelerator=acc, link_bandwidth_bytes_per_s=0.1e12)
+    assert slow.tokens_per_s == pytest.approx(1.43, abs=0.01)
     big = tp.MemoryTier("hbm_pool", 8e12, 1e12)
     assert tp.decode(m405, accelerator=acc, tier=big).tokens_per_s == pytest.approx(19.75, abs=0.05)
-    assert tp.decode(m405, accelerator=acc, tier=big, link_bandwidth_bps=0.9e12).tokens_per_s == pytest.approx(
+    assert tp.decode(m405, accelerator=acc, tier=big, link_bandwidth_bytes_per_s=0.9e12).tokens_per_s == pytest.approx(
         2.22, abs=0.01)
 
 
@@ -222,13 +223,13 @@ def test_prefetch_depth_hides_or_exposes_latency():
     acc = tp.Accelerator.gb200()
     m = tp.Model.dense("70b", 70e9, 80)
     pool = tp.MemoryTier("pool", 8e12, 1e12, latency_s=0.4e-6)
-    kw = {"accelerator": acc, "tier": pool, "link_bandwidth_bps": 900e9}
+    kw = {"accelerator": acc, "tier": pool, "link_bandwidth_bytes_per_s": 900e9}
     deep = tp.decode(m, prefetch_bytes=1.8e6, link_round_trip_s=1.6e-6, **kw)
     shallow = tp.decode(m, prefetch_bytes=0.9e6, link_round_trip_s=1.6e-6, **kw)
     assert deep.latency_s == pytest.approx(2e-6)                             # fabric and the tier's access
     assert deep.bytes_in_flight_needed == pytest.approx(1.8e6)              # 900 GB/s x 2 us
-    assert deep.latency_hidden and deep.effective_bandwidth_bps == pytest.approx(900e9)
-    assert not shallow.latency_hidden and shallow.effective_bandwidth_bps == pytest.approx(450e9)
+    assert deep.latency_hidden and deep.effective_bandwidth_bytes_per_s == pytest.approx(900e9)
+    assert not shallow.latency_hidden and shallow.effective_bandwidth_bytes_per_s == pytest.approx(450e9)
     # the stream's tokens/s then fall with latency; without a limit on depth they do not
     lat = [0.25e-6, 1e-6, 4e-6]
     limited = tp.latency_sweep(m, lat, prefetch_bytes=0.9e6, **kw)
@@ -347,7 +348,7 @@ def test_exports_read_back_as_their_tools_read_them(nvl72):
     assert float(loss) == pytest.approx(-np.expm1(8000 * np.log1p(-rep.post_fec_ber)), rel=1e-5)
     assert all(_ns3_seconds(row[3]) > 0 for row in rows)
     d = json.loads(export.to_json(r))
-    assert d["accel_bandwidth_bps"] == pytest.approx(900e9)
+    assert d["accel_bandwidth_bytes_per_s"] == pytest.approx(900e9)
 
 
 def test_genz_reads_the_export_through_its_own_code(nvl72):
