@@ -19,6 +19,8 @@ Subcommands (``linkmodel SUBCOMMAND --help`` for each):
 * ``sweep SPEC.toml``: run a sweep (:mod:`phy.sweep`) into a crash-safe, locked store;
   resumes; a per-point time limit (``--point-timeout-s``).
 * ``rack SPEC.toml``: a topology roll-up (:mod:`phy.topology`) and its exports.
+* ``warmup [GROUP ...]``: compile the Numba kernels not yet cached, one group per core
+  (:mod:`phy.warmup`); ``demo`` does this first on a cold cache.
 
 ``linkmodel --version`` prints the installed version. The TOML formats of ``link``,
 ``sweep`` and ``rack`` are in ``docs/toml_reference.md``, rendered from the schemas that
@@ -98,7 +100,16 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--n-ui", type=int, default=200_000, help="UIs of the time-domain run (default 200000)")
     d.add_argument("--no-plots", action="store_true", help="skip the plots (and matplotlib)")
     d.add_argument("--json", action="store_true", help="print JSON instead of text")
+    d.add_argument("--no-warmup", action="store_true",
+                   help="on a cold Numba cache, compile as the run goes (one process) instead of first in parallel")
     d.set_defaults(func=_cmd_demo)
+    w = sub.add_parser("warmup", help="compile the Numba kernels ahead of a first run, in parallel",
+                       description="Compile the kernel groups (phy.warmup) not yet in Numba's cache, one group "
+                                   "per core; later runs load them. Once per install or upgrade.")
+    w.add_argument("groups", nargs="*", help="groups to compile (default all: " + ", ".join(_warmup_groups()) + ")")
+    w.add_argument("--workers", type=int, help="processes (default: one per core)")
+    w.add_argument("--force", action="store_true", help="run the groups even when their kernels are cached")
+    w.set_defaults(func=_cmd_warmup)
     lk = sub.add_parser("link", help="evaluate a link described in a TOML file",
                         description="Evaluate one link: [channel] or [optics], [link] and [serdes] "
                                     "(docs/toml_reference.md). Exits 1 when the link fails its target.")
@@ -127,6 +138,32 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--json", action="store_true", help="print JSON instead of text")
     r.set_defaults(func=_cmd_rack)
     return p
+
+
+def _warmup_groups() -> list[str]:
+    from ..warmup import GROUPS
+
+    return list(GROUPS)
+
+
+def _cmd_warmup(args) -> int:
+    """``linkmodel warmup``: each group's seconds, or that all was cached."""
+    import time
+
+    from .. import warmup
+
+    names = warmup.group_names(args.groups) if args.groups else None
+    if args.workers is not None and args.workers < 1:
+        raise ConfigError(f"--workers must be at least 1, got {args.workers}")
+    cold = warmup.cold_groups(names)
+    if not cold and not args.force:
+        print("every kernel group is in Numba's cache: nothing to compile")
+        return 0
+    t = time.perf_counter()
+    warmup.warm_up(names, workers=args.workers, only_cold=not args.force,
+                   report=lambda g, sec: print(f"{g:<8} {sec:6.1f} s  {warmup.GROUPS[g][0]}", flush=True))
+    print(f"done in {time.perf_counter() - t:.1f} s")
+    return 0
 
 
 def main(argv=None) -> int:
