@@ -3,25 +3,6 @@ takes ``ax=None`` and asks for its Axes here (and imports matplotlib only when i
 
 from __future__ import annotations
 
-#: Readable names of the latency layers and terms (:mod:`phy.latency.stack`) for legends.
-READABLE = {
-    "endpoint": "endpoint controllers",
-    "phy": "PHY (SerDes, FEC, flight)",
-    "link": "link layer (CRC, replay, serialization)",
-    "switch": "switch (port to port, queueing)",
-    "path": "retimers in the path",
-    "memory": "remote memory access",
-    "software": "software (collective library)",
-    "bandwidth": "payload at the link bandwidth",
-    "serdes_tx": "Tx SerDes",
-    "serdes_rx": "Rx SerDes",
-    "fec_accumulation": "FEC codeword accumulation",
-    "fec_decode": "FEC decode",
-    "time_of_flight": "time of flight",
-    "crc_check": "CRC check",
-    "retry_mean": "replay (mean)",
-}
-
 
 def axes(ax):
     """``ax``, or a new Axes (ImportError naming the extra when matplotlib is absent)."""
@@ -35,9 +16,11 @@ def axes(ax):
 
 
 def readable(name: str) -> str:
-    """A legend's name for a latency layer or term: :data:`READABLE`, else the words of
-    the snake_case name."""
-    return READABLE.get(name, name.replace("_", " "))
+    """A legend's name for a latency layer (what it holds) or term (as printed): one name
+    map for the figures and the text, :func:`phy._format.legend`."""
+    from ._format import legend
+
+    return legend(name)
 
 
 def share_limits(axs, which: str = "y"):

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 import phy
+from phy import _format as fm
 from phy import cli
 from phy import topology as tp
-from phy.cli import _format as fm
 from phy.cli import rack as rk
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -38,6 +38,15 @@ def test_tiny_probabilities_print_as_bounds(p, text):
 def test_latency_terms_have_names_and_units():
     s = fm.terms_ns({"serdes_tx": 5.31e-9, "fec_decode": 105.71e-9, "time_of_flight": 4.6e-9, "retry_mean": 0.0})
     assert s == "SerDes Tx 5.3 ns, FEC decode 105.7 ns, flight 4.6 ns"
+
+
+def test_one_formatter_for_the_library_the_command_and_the_figures():
+    from phy import _plot
+    from phy.cli import _format as cli_fm
+
+    assert all(getattr(cli_fm, n) is getattr(fm, n) for n in cli_fm.__all__)  # the command's is the library's
+    assert _plot.readable("serdes_tx") == fm.label("serdes_tx") == "SerDes Tx"  # legends: the printed names
+    assert _plot.readable("phy") == "PHY (SerDes, FEC, flight)"  # a layer's legend says what it holds
 
 
 def test_energy_not_counted_says_why():
@@ -73,6 +82,31 @@ def test_link_text_has_units_bounds_and_what_the_margin_is_against(tmp_path, cap
                      r"accumulation \d+\.\d ns, FEC decode \d+\.\d ns, flight \d+\.\d ns, CRC check 2\.0 ns\)", text)
     assert re.search(r"energy +\d[\d.]* pJ/bit one way, [\d.]+ W both directions", text)
     assert "at Nyquist (53.125 GHz)" in text and "Gb/s per direction" in text
+    for raw in RAW:
+        assert raw not in text
+
+
+def test_the_library_summary_prints_what_link_prints(tmp_path, capsys):
+    """``LinkReport.summary()`` is ``linkmodel link``'s text: the same lines, units and
+    bounds; only the equalisation line differs, where the command names its preset."""
+    from phy import sweep as sw
+
+    p = _link(tmp_path, '[channel]\nkind = "twinax"\n[link]\nequalization = "preset"\nlanes = 2\nretry = true\n')
+    assert cli.main(["link", str(p)]) == 0
+    printed = capsys.readouterr().out.rstrip("\n").splitlines()
+    r = phy.evaluate_link(sw.link_spec(sw.points(sw.load_spec(str(p), sweep=False))[0]))
+    text = r.summary()
+    lines = text.splitlines()
+    assert len(lines) == len(printed) > 8
+    for a, b in zip(lines, printed):
+        if a.startswith("  equalisation "):
+            assert a.startswith("  equalisation preset, sampled at") and b.startswith("  equalisation preset: no Tx FFE")
+        else:
+            assert a == b
+    assert "post-FEC BER < 1e-30 (target 1e-13)" in text
+    assert re.search(r"margin +\d+\.\d\d dB Q-factor margin over the detector error ratio", text)
+    assert re.search(r"latency +\d+\.\d ns one way, mean \(SerDes Tx \d+\.\d ns", text)
+    assert "at Nyquist (53.125 GHz)" in text
     for raw in RAW:
         assert raw not in text
 

@@ -4,6 +4,7 @@ whole against public measurements of collectives and decode."""
 from __future__ import annotations
 
 import math
+import re
 import time
 
 import numpy as np
@@ -189,6 +190,28 @@ def test_one_way_and_round_trip_add_up_and_their_tails_convolve(lossy_retry_link
     assert rt.layer_totals()["switch"] == pytest.approx(400e-9)
     assert lt.bytes_in_flight(900e9, 2e-6) == pytest.approx(1.8e6)
     assert "quantiles" in ow.table()
+
+
+def test_the_stack_prints_readable_names_with_units(lossy_retry_link):
+    """``LatencyStack.table()`` names layers and terms as the command does, each with ns."""
+    from phy import _format as fm
+
+    _, _, link = lossy_retry_link
+    ow = lt.one_way([link, link], [tp.SwitchAsic.nvlink5()], lt.Endpoint.nvlink(), payload_bytes=256,
+                    utilisation=0.7)
+    text = ow.table()
+    assert "_" not in text  # no snake_case identifiers
+    shown = 0
+    for layer, terms in ow.layers.items():
+        for t, v in terms.items():
+            if v >= 0.05e-9:
+                assert f"{fm.label(t)} {v * 1e9:.1f} ns" in text, t
+                shown += 1
+    assert shown >= 10
+    assert re.search(r"^  PHY +\d+\.\d ns +\d+\.\d %   SerDes Tx \d+\.\d ns, SerDes Rx ", text, re.M)
+    assert re.search(r"^  link layer +\d+\.\d ns .*replays \(mean\) \d+\.\d ns", text, re.M)
+    assert re.search(r"^  switch +\d+\.\d ns .*port to port 200\.0 ns, queueing \d+\.\d ns", text, re.M)
+    assert re.search(r"^  quantiles +p50 \d+\.\d ns, p99 \d+\.\d ns, p99\.99 \d+\.\d ns", text, re.M)
 
 
 def test_headers_cost_small_transfers_their_bandwidth():

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import signal, stats
 
+from .. import _format as fm
 from .._validate import number
 from ..errors import ConfigError
 from ..link.report import LinkReport
@@ -78,15 +79,19 @@ class LatencyStack:
         return {f"{k}.{t}": v for k, d in self.layers.items() for t, v in d.items()}
 
     def table(self) -> str:
-        """The stack as lines for a terminal (ns)."""
+        """The stack as lines for a terminal: the total, then each layer's time (ns), its share
+        and its terms, by the names and units the command prints (:mod:`phy._format`;
+        layers and terms under 0.05 ns are left out), and the total's quantiles."""
         tot = self.total_s
-        rows = [f"{self.name}: {tot * 1e9:.1f} ns"]
+        rows = [f"{self.name}: {fm.ns(tot)} (mean)"]
         for k, d in self.layers.items():
             s = sum(d.values())
-            rows.append(f"  {k:<9}{s * 1e9:>9.1f} ns {100 * s / tot if tot else 0:5.1f} %   "
-                        + ", ".join(f"{t} {v * 1e9:.1f}" for t, v in d.items() if v))
-        q = ", ".join(f"{k} {v * 1e9:.1f}" for k, v in self.quantiles_s.items())
-        rows.append(f"  quantiles {q} ns")
+            if s < 0.05e-9:
+                continue
+            rows.append(f"  {fm.label(k):<11}{fm.ns(s):>11} {100 * s / tot if tot else 0:5.1f} %   " + fm.terms_ns(d))
+        if self.quantiles_s:
+            rows.append(f"  {'quantiles':<11}" + ", ".join(f"{k} {fm.ns(v)}" for k, v in self.quantiles_s.items())
+                        + " (of the total)")
         return "\n".join(rows)
 
     def to_dict(self) -> dict:

@@ -14,6 +14,7 @@ import channels
 
 from ..engines.com.erl import effective_return_loss, preset_for_baud
 from ..errors import ConfigError
+from ._text import report_text
 from .equalise import Segment, segments
 from .latency import latency_layers, latency_terms, rate_chain
 from .post_fec import MIN_RETRY_EFFICIENCY, _post_fec, _q_of, _required_der
@@ -180,35 +181,10 @@ class LinkReport:
         return _plain(d)
 
     def summary(self) -> str:
-        """A few lines for a terminal."""
-        st = "PASS" if self.passes else "FAIL: " + "; ".join(self.reasons)
-        lat = ", ".join(f"{k} {v * 1e9:.2f}" for k, v in self.latency_breakdown_s.items() if v)
-        return (
-            f"{self.name}: {st}\n"
-            f"  {self.lanes} x {self.lane_rate_bps / 1e9:g} Gb/s {self.modulation.upper()}, FEC {self.fec or 'none'}"
-            f"{' x' + str(self.interleave) if self.interleave > 1 else ''}{' precoded' if self.precoding else ''}"
-            f"{' + retry' if self.retry else ''}\n"
-            f"  pre-FEC BER {self.pre_fec_ber:.3g}, post-FEC BER {self.post_fec_ber:.3g} (target "
-            f"{self.target_ber:.0e}), margin {self.margin_db:.2f} dB (needs {self.required_margin_db:.2f})\n"
-            f"  usable {self.usable_bandwidth_bps / 1e9:.2f} Gb/s per direction\n"
-            f"  latency {self.latency_s * 1e9:.2f} ns ({lat})"
-            + (f", p99.99 {self.latency_quantiles_s['p99.99'] * 1e9:.2f} ns" if self.latency_quantiles_s else "")
-            + "\n"
-            f"  energy {self.energy_j_per_bit * 1e12:.3g} pJ/bit, {self.power_w:.3g} W both directions"
-            + "".join(_channel_line(seg) for seg in self.segments)
-        )
-
-
-def _channel_line(seg: SegmentReport) -> str:
-    c = seg.channel
-    if not c or c.get("il_db_nyquist") is None:
-        return ""
-    fom = "" if c.get("fom_ild_db") is None else f", FOM_ILD {c['fom_ild_db']:.3f} dB"
-    xt = ("" if c.get("icn_v") is None else
-          f", ICN {c['icn_v'] * 1e3:.3g} mV ({c['n_next']} NEXT, {c['n_fext']} FEXT)")
-    erl = ("" if c.get("erl_db") is None else
-           f", ERL {c['erl_db']['port1']:.2f}/{c['erl_db']['port2']:.2f} dB ({c['erl_preset']})")
-    return f"\n  channel: IL {c['il_db_nyquist']:.2f} dB, RL {c['rl_db_nyquist']:.2f} dB at Nyquist{fom}{xt}{erl}"
+        """The report for a terminal, as ``linkmodel link`` prints it: every figure with its
+        unit and what it is measured against, probabilities below 1e-30 as ``< 1e-30``,
+        latency terms by name (:func:`phy.link._text.report_text`)."""
+        return report_text(self.to_dict())
 
 
 def _plain(x):
