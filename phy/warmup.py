@@ -27,11 +27,9 @@ demo compiles nothing.
 from __future__ import annotations
 
 import importlib
-import multiprocessing
-import os
-import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+
+from ._procs import fork_map
 
 __all__ = ["GROUPS", "cold_groups", "group_names", "warm_up"]
 
@@ -136,7 +134,8 @@ def _run_group(name: str) -> tuple[str, float]:
 
 def warm_up(groups=None, *, workers: int | None = None, only_cold: bool = True, report=None) -> dict[str, float]:
     """Compile the kernel groups (default: all, and of those only the cold ones) in
-    ``workers`` processes (default: one per core, at most one per group; 1 runs them here).
+    ``workers`` processes (default: one per core, at most one per group; 1 runs them here;
+    :func:`phy._procs.fork_map`).
     ``report(name, seconds)`` is called as each group ends. Returns each group's seconds
     (compiling and running its calls), an empty dict when nothing was cold."""
     names = group_names(list(GROUPS) if groups is None else groups)
@@ -144,22 +143,13 @@ def warm_up(groups=None, *, workers: int | None = None, only_cold: bool = True, 
         names = cold_groups(names)
     if not names:
         return {}
-    if workers is None:
-        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    workers = max(1, min(int(workers), len(names)))
     order = sorted(names, key=list(GROUPS).index)
     done: dict[str, float] = {}
-    if workers == 1:
-        for g in order:
-            done.update([_run_group(g)])
-            if report is not None:
-                report(g, done[g])
-        return done
-    # fork where the platform has it (a child starts without re-importing), else spawn
-    ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        for g, sec in pool.map(_run_group, order):
-            done[g] = sec
-            if report is not None:
-                report(g, sec)
+
+    def arrived(i, r):
+        done[r[0]] = r[1]
+        if report is not None:
+            report(*r)
+
+    fork_map(_run_group, order, workers, on_result=arrived)
     return done

@@ -230,15 +230,16 @@ def check_fits(cfg: dict, topo, where: str = "rack file") -> dict:
     return fits
 
 
-def run_rack(cfg: dict, where: str = "rack file"):
+def run_rack(cfg: dict, where: str = "rack file", workers: int | None = None):
     """``(topology, its roll-up, decode tokens/s by source)`` of a rack file's settings; a
     source the model does not fit in gives None. The fit is checked before the roll-up
-    (:func:`check_fits`; ``where`` names the file in its message)."""
+    (:func:`check_fits`; ``where`` names the file in its message). The links' length
+    buckets are evaluated on ``workers`` cores (default all, :func:`phy.topology.rollup`)."""
     from .. import topology as tp
 
     topo = build_topology(cfg)
     fits = check_fits(cfg, topo, where)
-    r = tp.rollup(topo)
+    r = tp.rollup(topo, workers=workers)
     m = decode_model(cfg)
     dec = {s: tp.over_fabric(r, m, int(cfg["decode.batch"]), source=s).tokens_per_s if fits[s] else None
            for s in ("local", "remote")}

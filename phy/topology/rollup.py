@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._procs import fork_map
 from .._validate import number
 from ..errors import ConfigError
 from ..latency import (
@@ -175,14 +176,19 @@ def _buckets(cls: LinkClass, lengths: np.ndarray) -> np.ndarray:
     return np.round(np.ceil(lengths / r - 1e-9) * r, 9)
 
 
-def rollup(topo: Topology, *, utilisations=UTILISATIONS) -> TopologyReport:
+def rollup(topo: Topology, *, utilisations=UTILISATIONS, workers: int | None = 1) -> TopologyReport:
     """Bandwidth, latency (layer by layer, and at each switch load of ``utilisations``),
-    power, cables and failing links of ``topo``."""
+    power, cables and failing links of ``topo``.
+
+    Each link class is evaluated once per length bucket; ``workers`` evaluates the buckets
+    in that many forked processes (None: one per core; :func:`phy._procs.fork_map`), with
+    the same reports as one process (``linkmodel rack`` and the demo use every core). Keep 1
+    inside threads (forking a threaded process can deadlock) and inside sweep workers."""
     if not isinstance(topo, Topology):
         raise ConfigError(f"rollup needs a Topology, got {type(topo).__name__}")
     loads = tuple(number(u, "utilisation", nonneg=True, hi=0.999) for u in utilisations)
     n = topo.n_accelerators
-    ev = _Evaluated(topo)
+    ev = _Evaluated(topo, workers)
     _check_port_rates(topo, ev.payload)
     acc_end = np.where(topo.src < n, topo.src, topo.dst)
     lvl0 = topo.level == 0
@@ -230,19 +236,27 @@ class _Evaluated:
     """Each link's figures, from its class evaluated once per length bucket: usable and
     payload bandwidth per direction (B/s), latency, power, lanes, and its report."""
 
-    def __init__(self, topo: Topology):
+    def __init__(self, topo: Topology, workers: int | None = 1):
         L = topo.n_links
         self.usable, self.payload = np.zeros(L), np.zeros(L)
         self.latency, self.power, self.lanes = np.zeros(L), np.zeros(L), np.zeros(L)
         self.rep_index = np.zeros(L, dtype=np.int64)
         self.rep_list, self.reports, self.failing = [], {}, []
+        todo = []
         for c, cls in enumerate(topo.classes):
             sel = np.flatnonzero(topo.link_class == c)
             if not sel.size:
                 continue
             ub, inv = np.unique(_buckets(cls, topo.length_m[sel]), return_inverse=True)
-            for k, length in enumerate(ub):
-                self._add(cls, float(length), sel[inv == k])
+            todo += [(cls, float(length), sel[inv == k]) for k, length in enumerate(ub)]
+        # the buckets not yet evaluated, on several cores (each class keeps its reports)
+        pending = list({(id(cls), cls.bucket(length)): (cls, length) for cls, length, _ in todo
+                        if cls.fixed is None and cls.bucket(length) not in cls._cache}.values())
+        if workers != 1 and len(pending) > 1:
+            for (cls, length), rep in zip(pending, fork_map(lambda job: job[0].report(job[1]), pending, workers)):
+                cls._cache[cls.bucket(length)] = rep
+        for cls, length, idx in todo:
+            self._add(cls, length, idx)
 
     def _add(self, cls: LinkClass, length: float, idx: np.ndarray) -> None:
         r = cls.report(length)

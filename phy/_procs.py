@@ -1,0 +1,58 @@
+"""Independent calls on several cores: :func:`fork_map`.
+
+Used where a command has a few independent pieces of seconds each (the kernel groups of
+:mod:`phy.warmup`, the length buckets of a roll-up) and a process pool's start-up is
+worth it. The children are forked, so the function and its items need not pickle (a link
+class's ``spec`` is a closure); only the results travel back. Where the platform cannot
+fork, or with one worker or one item, the calls run here, in order. Sweeps have their own
+executors (:mod:`phy.sweep.workers`: time limits, Dask, a store).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+
+__all__ = ["cores", "fork_map"]
+
+_TASK: tuple = ()  # (fn, items) of the running fork_map, inherited by its children
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _call(i: int):
+    fn, items = _TASK
+    return fn(items[i])
+
+
+def fork_map(fn, items, workers: int | None = None, on_result=None) -> list:
+    """``[fn(x) for x in items]``, in up to ``workers`` forked processes (default: one per
+    core, at most one per item). ``on_result(i, result)`` is called as each result arrives,
+    in order. An exception in a call is raised here."""
+    global _TASK
+    items = list(items)
+    workers = cores() if workers is None else int(workers)
+    workers = max(1, min(workers, len(items)))
+    if workers == 1 or not sys.platform.startswith("linux"):
+        out = []
+        for i, x in enumerate(items):
+            out.append(fn(x))
+            if on_result is not None:
+                on_result(i, out[-1])
+        return out
+    _TASK = (fn, items)
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            out = []
+            for i, r in enumerate(pool.map(_call, range(len(items)))):
+                out.append(r)
+                if on_result is not None:
+                    on_result(i, r)
+            return out
+    finally:
+        _TASK = ()
