@@ -17,7 +17,10 @@ Subcommands (``linkmodel SUBCOMMAND --help`` for each):
 * ``link SPEC.toml``: evaluate one link described in TOML (the sweep format without
   ``[grid]``/``[zip]``); a table or ``--json``.
 * ``sweep SPEC.toml``: run a sweep (:mod:`phy.sweep`) into a crash-safe, locked store;
-  resumes; a per-point time limit (``--point-timeout-s``).
+  resumes; a per-point time limit (``--point-timeout-s``); a progress line per point
+  naming the slowest; ``--dry-run`` (the points, their groups and a measured time
+  estimate, nothing written); ``--export FILE.csv|FILE.parquet`` (``--no-run``: the
+  store as it is).
 * ``rack SPEC.toml``: a topology roll-up (:mod:`phy.topology`) and its exports.
 * ``warmup [GROUP ...]``: compile the Numba kernels not yet cached, one group per core
   (:mod:`phy.warmup`); ``demo`` does this first on a cold cache.
@@ -126,9 +129,20 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--point-timeout-s", type=float, metavar="S",
                    help="time limit of one point in seconds (default: the spec's point_timeout_s, else 60)")
     s.add_argument("--scheduler", help="a Dask scheduler address (implies --executor dask)")
-    s.add_argument("--no-progress", action="store_true", help="no progress bar")
+    s.add_argument("--no-progress", action="store_true",
+                   help="no progress line (by default one per point on stderr, naming the slowest point so far; "
+                        "off with --json)")
     s.add_argument("--retry-failed", action="store_true", help="rerun points whose record is an error or a timeout")
-    s.add_argument("--json", action="store_true", help="print the summary as JSON")
+    s.add_argument("--dry-run", action="store_true",
+                   help="run and write nothing: check the spec, count and group the points, list the first, "
+                        "and estimate the run's time from a few points measured here")
+    s.add_argument("--list", type=int, metavar="N",
+                   help="with --dry-run: points to list (default 20; all when the sweep has no more)")
+    s.add_argument("--export", metavar="FILE",
+                   help="after the run, write the store as a table: FILE.csv or FILE.parquet "
+                        "(pandas, pyarrow: pip install 'linkmodel[sweeps]')")
+    s.add_argument("--no-run", action="store_true", help="with --export: run nothing, export the store as it is")
+    s.add_argument("--json", action="store_true", help="print the summary (or the --dry-run plan) as JSON")
     s.set_defaults(func=_cmd_sweep)
     r = sub.add_parser("rack", help="roll up a rack or domain from a TOML file",
                        description="Topology roll-up: [rack] builder, [link] copper, [uplink] optics, [decode], "

@@ -38,22 +38,89 @@ def _cmd_link(args) -> int:
 
 
 # ----------------------------------------------------------------------------- sweep
+def plan_text(plan, spec_path: str = "") -> str:
+    """A :class:`phy.sweep.plan.SweepPlan` for a terminal: the counts, the groups, the
+    first points and the estimate with how it was made."""
+    from ..sweep.plan import _dur, params_words
+
+    d = plan.to_dict()
+    where = f" ({spec_path})" if spec_path else ""
+    lines = [f"sweep {d['name']}{where}: {d['total']:,} points; dry run: nothing run, nothing written"]
+    parts = [f"[grid] {s['key']} ({s['values']} values)" for s in d["swept"] if s["table"] == "grid"]
+    zipped = [s for s in d["swept"] if s["table"] == "zip"]
+    if zipped:
+        parts.append(f"[zip] {zipped[0]['values']} rows of " + ", ".join(s["key"] for s in zipped))
+    lines.append("  swept      " + (" x ".join(parts) or "nothing: one point"))
+    if d["fixed"]:
+        lines.append("  fixed      " + params_words(d["fixed"]))
+    per = d["total"] / d["media"] if d["media"] else 0
+    each = f"{per:,.0f}" if per >= 100 else f"{per:.3g}"
+    lines.append(f"  groups     {d['media']:,} media (channel or optics, rate, modulation, equalisation: each built "
+                 f"and equalised once per worker), {each} points each on average; {d['chunks']:,} chunks of up to "
+                 f"{d['chunk']} points of one medium")
+    lines.append(f"  run on     {d['executor']}, {d['workers']} worker{'s' if d['workers'] != 1 else ''}")
+    lines.append(f"  store      {d['store']}: {d['store_note']}; {d['to_run']:,} points to run")
+    if d["listed"]:
+        more = f"the first {len(d['listed'])} of {d['total']:,}; --list N for more" if d["not_listed"] else "all"
+        lines.append(f"  points     ({more})")
+        width = len(str(d["listed"][-1]["point"]))
+        for row in d["listed"]:
+            lines.append(f"    {row['point']:>{width}}  {params_words(row['params'])}")
+        if d["not_listed"]:
+            lines.append(f"    ... and {d['not_listed']:,} more")
+    e = d["estimate"]
+    if e is None:
+        lines.append("  estimate   none" + (" (nothing to run)" if not d["to_run"] else ""))
+    else:
+        lines.append(f"  estimate   about {_dur(e['seconds'])}, {e['how']}")
+        lines += [f"             ({c})" for c in e["caveats"]]
+    return "\n".join(lines)
+
+
 def _cmd_sweep(args) -> int:
     from .. import sweep as sw
+    from ..errors import ConfigError
 
+    if args.dry_run and (args.export or args.no_run):
+        raise ConfigError("--dry-run runs and writes nothing: leave out --export and --no-run (or --dry-run)")
+    if args.no_run and not args.export:
+        raise ConfigError("--no-run runs nothing: give --export FILE to write the store as a table")
+    if args.list is not None and args.list < 0:
+        raise ConfigError(f"--list must be a count of points >= 0, got {args.list}")
+    if args.export:
+        sw.export_format(args.export)  # a bad suffix or a missing package, before any work
     spec = sw.load_spec(args.spec)
     store = args.store or str(Path(args.spec).with_suffix(".jsonl"))
-    n = len(sw.points(spec))
-    print(f"sweep {spec.name}: {n} points -> {store}", file=sys.stderr)
+    if args.dry_run:
+        plan = sw.plan_sweep(spec, store, executor=args.executor, workers=args.workers, scheduler=args.scheduler,
+                             point_timeout_s=args.point_timeout_s, retry_failed=args.retry_failed,
+                             listed=sw.plan.DEFAULT_LISTED if args.list is None else args.list)
+        print(json.dumps(plan.to_dict(), indent=2) if args.json else plan_text(plan, args.spec))
+        return 0
+    if args.no_run:
+        n = sw.export(store, args.export)
+        print(json.dumps({"store": store, "export": args.export, "rows": n}) if args.json
+              else f"{n} rows of {store} -> {args.export}")
+        return 0
+    n = sw.count_points(spec)
+    print(f"sweep {spec.name}: {n:,} points -> {store}", file=sys.stderr)
     r = sw.run_sweep(spec, store, executor=args.executor, workers=args.workers, scheduler=args.scheduler,
-                     point_timeout_s=args.point_timeout_s, progress=not args.no_progress,
+                     point_timeout_s=args.point_timeout_s, progress=not args.no_progress and not args.json,
                      retry_failed=args.retry_failed)
+    rows = sw.export(store, args.export) if args.export else None
     if args.json:
-        print(json.dumps(r.to_dict(), indent=2))
+        d = r.to_dict()
+        if args.export:
+            d["export"] = {"path": args.export, "rows": rows}
+        print(json.dumps(d, indent=2))
         return 0
     late = f" ({r.timed_out} past the time limit)" if r.timed_out else ""
     print(f"{r.total} points: {r.skipped} already done, {r.ok} ran, {r.failed} failed{late}, "
           f"{r.seconds:.1f} s ({r.points_per_second:.2f} points/s); store {r.store}")
+    if r.slowest:
+        print("slowest " + sw.plan.slowest_words(r.slowest))
+    if args.export:
+        print(f"exported {rows} rows of {store} -> {args.export}")
     for n in r.notes:
         print(f"note: {n}")
     return 0

@@ -54,29 +54,44 @@ JSON Lines store), :mod:`phy.sweep.workers` (worker processes, inline, Dask) and
 :mod:`phy.sweep.runner` (:func:`run_sweep`).
 """
 
+from . import plan
+from .plan import SweepPlan, plan_sweep
 from .point import evaluate_point, link_spec
 from .runner import SweepResult, run_sweep
 from .spec import (
     DEFAULT_POINT_TIMEOUT_S,
     SCHEMA,
+    SPELLINGS,
     SweepSpec,
+    count_points,
+    iter_points,
     load_spec,
     parse_spec,
+    point_at,
     point_key,
     points,
 )
-from .store import load, read_records
+from .store import export, export_format, load, read_records
 
 __all__ = [
     "DEFAULT_POINT_TIMEOUT_S",
     "SCHEMA",
+    "SPELLINGS",
+    "SweepPlan",
     "SweepResult",
     "SweepSpec",
+    "count_points",
     "evaluate_point",
+    "export",
+    "export_format",
+    "iter_points",
     "link_spec",
     "load",
     "load_spec",
     "parse_spec",
+    "plan",
+    "plan_sweep",
+    "point_at",
     "point_key",
     "points",
     "read_records",

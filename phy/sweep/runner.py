@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..errors import ConfigError
+from .plan import _dur, slowest_words
 from .spec import _SWEEP_KEYS, SweepSpec, medium_key, point_key, points
 from .store import _Store, read_records
 from .workers import _executor
@@ -19,7 +20,10 @@ class SweepResult:
     """What a run did: points in the sweep, found already done in the store (``skipped``),
     run now (``ok``, and ``failed``: errors and timeouts), of those past the time limit
     (``timed_out``) and run again after their worker died (``retried``), seconds (s),
-    the store, and notes."""
+    the store, and notes. ``slowest``: the point of this run that took longest (None if
+    none ran): ``point`` (its 1-based number in the sweep, as ``--dry-run`` lists it),
+    ``of`` (the sweep's points), ``seconds`` (s, in its worker), ``status``, ``key`` and
+    ``params`` (its swept parameters)."""
 
     total: int
     skipped: int
@@ -30,6 +34,7 @@ class SweepResult:
     notes: list = field(default_factory=list)
     timed_out: int = 0
     retried: int = 0
+    slowest: dict | None = None
 
     @property
     def points_per_second(self) -> float:
@@ -38,7 +43,8 @@ class SweepResult:
     def to_dict(self) -> dict:
         return {"total": self.total, "skipped": self.skipped, "ok": self.ok, "failed": self.failed,
                 "timed_out": self.timed_out, "retried": self.retried, "seconds": self.seconds,
-                "points_per_second": self.points_per_second, "store": self.store, "notes": list(self.notes)}
+                "points_per_second": self.points_per_second, "store": self.store, "notes": list(self.notes),
+                "slowest": None if self.slowest is None else dict(self.slowest)}
 
     def _count(self, rec: dict) -> None:
         self.ok += rec["status"] == "ok"
@@ -48,28 +54,82 @@ class SweepResult:
 
 
 class _Progress:
-    def __init__(self, total: int, stream, enabled: bool):
+    """A progress line per point on ``stream``: points done, elapsed time, rate, time left
+    and the slowest point so far (:class:`_Slowest`). On a terminal the line is rewritten
+    in place as each point ends (cut to the terminal's width); elsewhere (a log file, a
+    pipe) a full line is written at most every ``interval_s`` seconds. ``close`` writes the
+    summary line, which names the slowest point. ``clock`` (s) is for the tests."""
+
+    def __init__(self, total: int, stream, enabled: bool, slowest=None, *, clock=time.perf_counter,
+                 interval_s: float = 10.0):
         self.total, self.stream, self.enabled = total, stream, enabled
+        self.slowest = slowest
+        self.clock, self.interval_s = clock, interval_s
         self.done = 0
-        self.t0 = time.perf_counter()
+        self.t0 = clock()
+        self.last = None
+        isatty = getattr(stream, "isatty", None)
+        self.tty = bool(isatty and isatty())
+
+    def _line(self, dt: float) -> str:
+        rate = self.done / dt if dt > 0 else 0.0
+        left = (self.total - self.done) / rate if rate > 0 else float("nan")
+        w = 20
+        fill = int(w * self.done / max(self.total, 1))
+        line = (f"[{'#' * fill}{'.' * (w - fill)}] {self.done}/{self.total} points, {_dur(dt)} elapsed, "
+                f"{rate:.2f} points/s" + ("" if self.done >= self.total else
+                                          f", {'?' if left != left else _dur(left)} left"))
+        if self.slowest is not None and self.slowest.best is not None:
+            line += "; slowest so far " + self.slowest.words()
+        return line
 
     def update(self, n: int) -> None:
         self.done += n
         if not self.enabled:
             return
-        dt = time.perf_counter() - self.t0
-        rate = self.done / dt if dt > 0 else 0.0
-        left = (self.total - self.done) / rate if rate > 0 else float("nan")
-        w = 30
-        fill = int(w * self.done / max(self.total, 1))
-        self.stream.write(f"\r[{'#' * fill}{'.' * (w - fill)}] {self.done}/{self.total} "
-                          f"{rate:.2f} points/s, {left:.0f} s left ")
+        now = self.clock()
+        if self.tty:
+            import shutil
+
+            width = shutil.get_terminal_size((100, 20)).columns - 1
+            self.stream.write("\r" + self._line(now - self.t0)[:width].ljust(width))
+        elif self.last is None or now - self.last >= self.interval_s or self.done == self.total:
+            self.stream.write(self._line(now - self.t0) + "\n")
+            self.last = now
         self.stream.flush()
 
     def close(self) -> None:
-        if self.enabled:
+        if not self.enabled:
+            return
+        if self.tty:
             self.stream.write("\n")
-            self.stream.flush()
+        dt = self.clock() - self.t0
+        end = f"{self.done} of {self.total} points in {_dur(dt)}"
+        if self.slowest is not None and self.slowest.best is not None:
+            end += "; slowest " + self.slowest.words()
+        self.stream.write(end + "\n")
+        self.stream.flush()
+
+
+class _Slowest:
+    """The slowest record of a run so far: its time (s, in its worker), and its number in
+    the sweep (1-based, by key) with its swept parameters."""
+
+    def __init__(self, numbers: dict, of: int, swept):
+        self.numbers, self.of, self.swept = numbers, of, list(swept)
+        self.best: dict | None = None
+
+    def see(self, rec: dict) -> None:
+        t = rec.get("seconds")
+        if not isinstance(t, (int, float)) or (self.best is not None and t <= self.best["seconds"]):
+            return
+        params = rec.get("params", {})
+        self.best = {"point": self.numbers.get(rec.get("key")), "of": self.of, "seconds": float(t),
+                     "status": rec.get("status"), "key": rec.get("key"),
+                     "params": {k: params[k] for k in self.swept if k in params}}
+
+    def words(self) -> str:
+        return slowest_words(self.best)
 
 
 def _chunks(todo: list[dict], size: int) -> list[list[dict]]:
@@ -142,7 +202,10 @@ def run_sweep(spec: SweepSpec, store, *, executor: str | None = None, workers: i
         enforce it by killing the worker; ``inline`` by SIGALRM, which waits for a Numba
         kernel or C call to return (see :class:`_Inline`).
     progress, stream : optional
-        A progress bar on ``stream`` (default ``sys.stderr``).
+        A progress line per point on ``stream`` (default ``sys.stderr``): points done,
+        elapsed time, rate, time left and the slowest point so far, rewritten in place on a
+        terminal, a line every 10 s elsewhere; at the end a summary line naming the slowest
+        point (also in the result's ``slowest``).
     retry_failed : bool
         Also rerun points recorded as ``"error"`` or ``"timeout"``.
 
@@ -164,8 +227,9 @@ def run_sweep(spec: SweepSpec, store, *, executor: str | None = None, workers: i
             res.notes.append(f"took over the store's lock from a run that ended without releasing it ({st.stale}); "
                              "its finished points are kept")
         if todo:
+            slow = _Slowest({k: i for i, k in enumerate(allp, 1)}, len(allp), [*spec.grid, *spec.zipped])
             _execute(_executor(kind, nw, sched, limit), _chunks(todo, spec.chunk), st, res,
-                     _Progress(len(todo), stream or sys.stderr, progress))
+                     _Progress(len(todo), stream or sys.stderr, progress, slow), slow)
     finally:
         st.close()
     if res.timed_out:
@@ -177,7 +241,7 @@ def run_sweep(spec: SweepSpec, store, *, executor: str | None = None, workers: i
     return res
 
 
-def _execute(ex, chunks: list[list[dict]], st: _Store, res: SweepResult, bar: _Progress) -> None:
+def _execute(ex, chunks: list[list[dict]], st: _Store, res: SweepResult, bar: _Progress, slow: _Slowest) -> None:
     """Run the chunks on an executor, appending and counting each record as it comes."""
     t0 = time.perf_counter()
     clean = False
@@ -185,9 +249,11 @@ def _execute(ex, chunks: list[list[dict]], st: _Store, res: SweepResult, bar: _P
         for rec in ex.run(chunks):
             st.append(rec)
             res._count(rec)
+            slow.see(rec)
             bar.update(1)
         clean = True
     finally:
+        res.slowest = slow.best
         bar.close()
         ex.close(kill=not clean)
         res.notes.extend(ex.notes)

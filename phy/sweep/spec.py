@@ -300,7 +300,10 @@ def parse_spec(text: str, path: str | None = None, *, sweep: bool = True) -> Swe
     spec = SweepSpec(str(meta.get("name", Path(path).stem if path else "sweep")), base, lists["grid"], lists["zip"],
                      meta.get("executor", "processes"), meta.get("workers"), meta.get("scheduler"),
                      int(meta.get("chunk", 8)), root, float(meta.get("point_timeout_s", DEFAULT_POINT_TIMEOUT_S)))
-    for p in points(spec):  # every point must describe a medium the chain can build
+    # every point must describe a medium the chain can build: checked on the distinct
+    # combinations of the keys that decide it, not on every point (a grid of 10^6 points
+    # has a handful of them)
+    for p in iter_points(_projection(spec, _MEDIUM_CHECK_KEYS)):
         _medium_of(p)
     return spec
 
@@ -341,20 +344,63 @@ def load_spec(path, *, sweep: bool = True) -> SweepSpec:
     return parse_spec(text, name, sweep=sweep)
 
 
+def _zip_rows(spec: SweepSpec) -> list[tuple]:
+    zk = list(spec.zipped)
+    return list(zip(*(spec.zipped[k] for k in zk))) if zk else [()]
+
+
+def _point(spec: SweepSpec, combo: tuple, zrow: tuple) -> dict:
+    p = dict(spec.base)
+    p.update(zip(spec.grid, combo))
+    p.update(zip(spec.zipped, zrow))
+    p["_root"] = spec.root
+    return p
+
+
+def iter_points(spec: SweepSpec):
+    """The points of the sweep one at a time, in :func:`points`'s order (the first grid
+    key varies slowest, the zip rows fastest), without building the list."""
+    zrows = _zip_rows(spec)
+    for combo in product(*spec.grid.values()):
+        for zr in zrows:
+            yield _point(spec, combo, zr)
+
+
 def points(spec: SweepSpec) -> list[dict]:
     """Every point of the sweep: the base overridden by one grid combination and one zip row."""
-    gk = list(spec.grid)
-    zk = list(spec.zipped)
-    zrows = list(zip(*(spec.zipped[k] for k in zk))) if zk else [()]
-    out = []
-    for combo in product(*(spec.grid[k] for k in gk)) if gk else [()]:
-        for zr in zrows:
-            p = dict(spec.base)
-            p.update(zip(gk, combo))
-            p.update(zip(zk, zr))
-            p["_root"] = spec.root
-            out.append(p)
-    return out
+    return list(iter_points(spec))
+
+
+def count_points(spec: SweepSpec) -> int:
+    """How many points the sweep has, by multiplication (nothing enumerated): the grid's
+    list lengths multiplied, times the zip's rows."""
+    return math.prod(len(v) for v in spec.grid.values()) * len(_zip_rows(spec))
+
+
+def point_at(spec: SweepSpec, i: int) -> dict:
+    """Point ``i`` (0-based) of :func:`points`, built alone (mixed-radix digits of ``i``)."""
+    n = count_points(spec)
+    if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < n:
+        raise ConfigError(f"sweep {spec.name!r} has points 0 to {n - 1}, got {i!r}")
+    zrows = _zip_rows(spec)
+    i, r = divmod(i, len(zrows))
+    combo = []
+    for vals in reversed(list(spec.grid.values())):
+        i, d = divmod(i, len(vals))
+        combo.append(vals[d])
+    return _point(spec, tuple(reversed(combo)), zrows[r])
+
+
+def _projection(spec: SweepSpec, keys) -> SweepSpec:
+    """The sweep over ``keys`` alone: its other grid keys dropped, its zip rows cut to
+    ``keys`` with repeats dropped. Its points are the distinct combinations of ``keys``
+    among the sweep's points."""
+    from dataclasses import replace
+
+    zk = [k for k in spec.zipped if k in keys]
+    rows = list(dict.fromkeys(tuple(spec.zipped[k][j] for k in zk) for j in range(len(_zip_rows(spec)))))
+    return replace(spec, grid={k: v for k, v in spec.grid.items() if k in keys},
+                   zipped={k: [r[i] for r in rows] for i, k in enumerate(zk)} if zk else {})
 
 
 def point_key(p: dict) -> str:
@@ -387,10 +433,15 @@ _CHANNEL_KEYS = ("channel.kind", "channel.length_m", "channel.awg", "channel.con
                  "channel.file", "channel.thru", "channel.host", "channel.crosstalk")
 
 
+#: What :func:`_medium_of` reads: the keys that decide whether a point has a medium.
+_MEDIUM_CHECK_KEYS = ("channel.kind", "optics.kind", "channel.file")
+#: What a point's channel (or optics) and its eye depend on (:func:`medium_key`).
+MEDIUM_KEYS = (*_CHANNEL_KEYS, "optics.kind", "optics.length_m", "optics.rin_db_per_hz", "link.lane_rate_gbps",
+               "link.modulation", "link.equalization", "serdes.rx_impairments")
+
+
 def medium_key(p: dict) -> str:
     """What a point's channel (or optics) and its eye depend on besides the FEC and the
     framing: its medium, the rate, the modulation and the equalisation. Points with the
     same key share the channel a worker builds and the eye it computes."""
-    return json.dumps([_get(p, k) for k in (*_CHANNEL_KEYS, "optics.kind", "optics.length_m", "optics.rin_db_per_hz",
-                                            "link.lane_rate_gbps", "link.modulation", "link.equalization",
-                                            "serdes.rx_impairments")], default=str)
+    return json.dumps([_get(p, k) for k in MEDIUM_KEYS], default=str)
