@@ -139,14 +139,36 @@ class _Store:
         self._release()
 
 
+#: What a sweep's table needs and where it comes from: ``pip install 'linkmodel[sweeps]'``.
+SWEEPS_EXTRA = "pip install 'linkmodel[sweeps]'"
+#: Table formats by file suffix: the packages each needs.
+EXPORT_FORMATS = {".csv": ("pandas",), ".parquet": ("pandas", "pyarrow")}
+
+
+def _need(what: str, packages) -> None:
+    """Import ``packages`` or raise :class:`phy.ConfigError` in one line naming the extra."""
+    import importlib
+
+    for name in packages:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            raise ConfigError(f"{what} needs {name}, which is not installed: {SWEEPS_EXTRA}") from None
+
+
 def load(path):
     """The store as a ``pandas.DataFrame``: one row per point, its parameters, ``status``
     (``"ok"``, ``"error"`` or ``"timeout"``), ``error``, ``seconds`` (s) and the figures;
-    ``retried`` and ``timeout_s`` where a record has them."""
-    try:
-        import pandas as pd
-    except ModuleNotFoundError:
-        raise ConfigError("loading a sweep as a DataFrame needs pandas: pip install pandas") from None
+    ``retried`` and ``timeout_s`` where a record has them. Columns: ``key``, ``status``,
+    ``error``, ``seconds``, then the parameters (``"section.name"``, as the spec spells
+    them, in the order first met) and the figures (:func:`phy.sweep.point._flat`: units in
+    the names). Text columns (``key``, ``status``, ``error``, and any parameter or figure
+    that is text) are strings or missing, never numbers; a figure no point has is a column of
+    NaN; a yes/no figure (``passes``) that a failed point lacks is pandas' nullable
+    ``boolean``. Needs pandas (the ``sweeps`` extra)."""
+    _need("loading a sweep as a DataFrame", ("pandas",))
+    import pandas as pd
+
     rows = []
     for key, rec in read_records(path).items():
         row = {"key": key, "status": rec.get("status"), "error": rec.get("error"), "seconds": rec.get("seconds")}
@@ -154,6 +176,67 @@ def load(path):
         row.update(rec.get("params", {}))
         row.update(rec.get("row", {}))
         rows.append(row)
-    return pd.DataFrame(rows)
+    df = pd.DataFrame(rows, columns=list(dict.fromkeys(["key", "status", "error", "seconds",
+                                                          *(k for r in rows for k in r)])))
+    # a figure or numeric parameter that no point has (COM's figure on preset points, a default
+    # left None) is a column of NaN, not of None: one dtype whether or not a point has it
+    # (a missing value is None or NaN in an object column); a yes/no figure that a failed point
+    # lacks is pandas' nullable boolean
+    def only(k, kinds, no=()):
+        return df[k].dtype == object and k not in _TEXT and all(
+            v is None or v != v or (isinstance(v, kinds) and not isinstance(v, no)) for v in df[k])
+
+    types = {k: float for k in df.columns if only(k, (int, float), bool)}
+    types.update({k: "boolean" for k in df.columns if k not in types and only(k, bool) and df[k].notna().any()})
+    return df.astype(types) if types else df
 
 
+#: Columns that hold text even when every point has them missing.
+_TEXT = frozenset({"key", "status", "error", "reasons", "equalisation", "equalisation_choice", "equalization",
+                   "channel.kind", "channel.name", "channel.file", "channel.thru", "channel.host", "optics.kind",
+                   "link.modulation", "link.fec", "link.equalization", "serdes.rx_impairments"})
+
+
+def export_format(path) -> str:
+    """The table format of ``path`` by its suffix (``"csv"`` or ``"parquet"``), its
+    packages checked: :class:`phy.ConfigError` in one line for another suffix, or for a
+    package that is missing (naming the ``sweeps`` extra)."""
+    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
+        raise ConfigError(f"an export path must be a path (a str or os.PathLike), got {type(path).__name__}")
+    suffix = Path(path).suffix.lower()
+    if suffix not in EXPORT_FORMATS:
+        raise ConfigError(f"export {_show(path)}: the suffix {suffix or '(none)'!r} names no table format; "
+                          f"use {' or '.join(EXPORT_FORMATS)}")
+    _need(f"exporting a sweep to {suffix[1:].upper()}", EXPORT_FORMATS[suffix])
+    return suffix[1:]
+
+
+def export(store, path) -> int:
+    """Write the store's records as a table, one row per point (the columns of
+    :func:`load`), in the format ``path``'s suffix names: ``.csv`` (pandas) or
+    ``.parquet`` (pandas and pyarrow; the column types kept). The file is written whole
+    beside its destination and then renamed over it, so a failed export leaves no half
+    file. Returns the rows written.
+
+    Raises :class:`phy.ConfigError` for another suffix, a missing package (naming
+    ``pip install 'linkmodel[sweeps]'``), a store that does not exist, or a destination
+    that cannot be written.
+    """
+    fmt = export_format(path)
+    if not Path(store).is_file():
+        raise ConfigError(f"store {_show(store)}: no such file (run the sweep first)")
+    df = load(store)
+    dest = Path(path)
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+    try:
+        if fmt == "csv":
+            df.to_csv(tmp, index=False)
+        else:
+            df.to_parquet(tmp, index=False, engine="pyarrow")
+        os.replace(tmp, dest)
+    except OSError as e:
+        raise ConfigError(f"export {_show(path)}: cannot be written ({_oserror(e)})") from None
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return len(df)
