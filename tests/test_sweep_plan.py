@@ -132,19 +132,21 @@ def test_the_estimate_is_the_arithmetic_it_states(tmp_path, monkeypatch):
         return {"point": i + 1, "what": what, "seconds": times[key], "status": "ok"}
 
     monkeypatch.setattr(pl, "_measure", fake)
-    monkeypatch.setattr(pl, "_worker_start_s", lambda limit_s: 1.0)
+    started = []
+    monkeypatch.setattr(pl, "_workers_start_s", lambda n, limit_s: started.append(n) or 1.0)
     monkeypatch.setattr(pl.os, "cpu_count", lambda: 2)
     e = pl.estimate(spec, points=18, media=4, chunks=12, workers=2, limit_s=60.0)
     assert (e.medium_s, e.point_s) == (0.5, 0.01)
     assert e.startup_s == pytest.approx(1.0 + 0.2)  # the worker's start, and the first point's extra
     assert e.builds == 4 and e.workers == e.parallel == 2
     assert e.seconds == pytest.approx(e.keys_s + 1.2 + (4 * 0.5 + 14 * 0.01) / 2)
-    assert e.how.startswith("from 3 points measured here and a worker started: start-up 1.20 s once per worker, "
+    assert started == [2]  # as many workers as the run starts, together
+    assert e.how.startswith("from 3 points measured here and the workers started: start-up 1.20 s, "
                             "a medium's first point 500 ms, each further point 10 ms; 18 points (4 medium builds) "
                             "on 2 workers")
     # more workers than cores: the start-up comes in waves and the points run as many at a time as cores
     e4 = pl.estimate(spec, points=18, media=4, chunks=12, workers=4, limit_s=60.0)
-    assert e4.workers == 4 and e4.parallel == 2
+    assert e4.workers == 4 and e4.parallel == 2 and started[-1] == 2  # started up to the cores at once
     assert e4.seconds == pytest.approx(e4.keys_s + 2 * 1.2 + (4 * 0.5 + 14 * 0.01) / 2)
     assert any("4 workers on 2 cores" in c for c in e4.caveats)
 
@@ -183,7 +185,8 @@ def test_dry_run_with_worker_processes_measures_a_workers_start(tmp_path, capsys
     assert cli.main(["sweep", str(spec), "--dry-run", "--json", "--workers", "2"]) == 0
     est = json.loads(capsys.readouterr().out)["estimate"]
     start = est["measured"][0]
-    assert start["point"] is None and start["what"].startswith("a worker process's start") and start["seconds"] > 0
+    assert start["point"] is None and start["what"].startswith("1 worker process(es) started together")
+    assert start["seconds"] > 0
     assert est["startup_s"] >= start["seconds"]
     assert est["workers"] == 1  # one chunk: one worker
 

@@ -38,9 +38,10 @@ class Estimate:
     """A run's time (s), estimated from points measured in this process.
 
     ``measured`` lists what was run: ``[{"point", "what", "seconds", "status"}]``
-    (``point`` 1-based, as listed; None for a worker's start). ``startup_s``: a worker
-    process's start (measured: a fresh interpreter importing the package) and its first
-    point's extra time (Numba kernels loading), which each worker pays once;
+    (``point`` 1-based, as listed; None for the workers' start). ``startup_s``: the
+    workers' start and end (measured: as many fresh interpreters as the run starts, up to
+    the cores, importing the package together) and the first point's extra time (Numba
+    kernels loading), which each worker pays once;
     ``medium_s``: a medium's first point on a warm worker (its channel built and
     equalised); ``point_s``: each further point on a medium already built; ``keys_s``:
     the run's keying of every point of the sweep before the first one runs (measured on
@@ -178,34 +179,45 @@ def _measure(spec: SweepSpec, i: int, what: str, limit_s: float) -> dict:
     return out
 
 
-def _worker_start_s(limit_s: float) -> float | None:
-    """Seconds a fresh worker process takes to start and import the package (until it says
-    it is ready, :class:`phy.sweep.workers._Worker`) and to end when told; None if it did
-    not start within ``limit_s``."""
+def _workers_start_s(n: int, limit_s: float) -> float | None:
+    """Seconds ``n`` fresh worker processes take, started together as a run starts them,
+    until the last says it is ready (a fresh interpreter importing the package,
+    :class:`phy.sweep.workers._Worker`) and then to end when told; None if one did not
+    start within ``limit_s``."""
+    from multiprocessing import connection
+
     from .workers import _Worker
 
     t = time.perf_counter()
-    w = _Worker()
-    ready = False
+    ws = [_Worker() for _ in range(n)]
+    waiting = {w.rx: w for w in ws}
     try:
-        if w.rx.poll(limit_s):
-            w.rx.recv()
-            ready = True
+        while waiting:
+            left = limit_s - (time.perf_counter() - t)
+            ready = connection.wait(list(waiting), timeout=max(0.0, left))
+            if not ready:
+                return None
+            for rx in ready:
+                rx.recv()
+                del waiting[rx]
     except (EOFError, OSError):
-        pass
+        return None
     finally:
-        w.end(kill=not ready)
-    return time.perf_counter() - t if ready else None
+        for w in ws:
+            w.end(kill=w.rx in waiting)
+    return time.perf_counter() - t
 
 
 def estimate(spec: SweepSpec, *, points: int, media: int, chunks: int, workers: int,
              limit_s: float, processes: bool = True, caveats=()) -> Estimate:
-    """Measure here and scale (see :class:`Estimate`): with worker processes, one worker's
-    start (a fresh interpreter importing the package); then up to three points in this
+    """Measure here and scale (see :class:`Estimate`): with worker processes, the workers'
+    start (fresh interpreters importing the package together); then up to three points in this
     process: point 1 (it carries the first point's start-up: Numba kernels loading),
     another point on its medium (a point's own cost) and a point on another medium, run
     after the first (a medium's cost on a warm worker)."""
-    spawn = _worker_start_s(limit_s) if processes else 0.0
+    started = max(1, min(workers, chunks))  # workers a run starts: one per chunk at most
+    cores = os.cpu_count() or 1
+    spawn = _workers_start_s(min(started, cores), limit_s) if processes else 0.0
     total = count_points(spec)
     a, same, other = _samples(spec, total)
     first = _measure(spec, a, "first point (start-up and its medium)", limit_s)
@@ -218,8 +230,8 @@ def estimate(spec: SweepSpec, *, points: int, media: int, chunks: int, workers: 
         spawn = 0.0
         notes.append(f"a worker process did not start within {limit_s:g} s: its start is not counted")
     elif processes:
-        measured.insert(0, {"point": None, "what": "a worker process's start (imports)", "seconds": spawn,
-                            "status": "ok"})
+        measured.insert(0, {"point": None, "what": f"{min(started, cores)} worker process(es) started together "
+                            "(imports) and ended", "seconds": spawn, "status": "ok"})
     if second is not None:
         medium_s = second["seconds"]
         startup_s = max(0.0, first["seconds"] - medium_s)
@@ -239,8 +251,6 @@ def estimate(spec: SweepSpec, *, points: int, media: int, chunks: int, workers: 
     for i in range(min(total, 200)):  # the run's bookkeeping: every point's key, before its first point
         point_key(point_at(spec, i))
     key_s = (time.perf_counter() - t) / min(total, 200)
-    started = max(1, min(workers, chunks))  # workers a run starts: one per chunk at most
-    cores = os.cpu_count() or 1
     parallel = min(started, cores)
     builds = min(points, max(media, started))
     startup_s += spawn
@@ -254,8 +264,8 @@ def estimate(spec: SweepSpec, *, points: int, media: int, chunks: int, workers: 
         notes.append(f"{len(failed)} measured point(s) did not end ok ({failed[0]['status']}: "
                      f"{failed[0].get('error')}); their time counts as measured")
     n = sum(m["point"] is not None for m in measured)
-    how = (f"from {n} point{'s' if n != 1 else ''} measured here{' and a worker started' if spawn else ''}: "
-           f"start-up {_dur(startup_s)} once per worker, a medium's first point {_dur(medium_s)}, each further "
+    how = (f"from {n} point{'s' if n != 1 else ''} measured here{' and the workers started' if spawn else ''}: "
+           f"start-up {_dur(startup_s)}, a medium's first point {_dur(medium_s)}, each further "
            f"point {_dur(point_s)}; {points:,} point{'s' if points != 1 else ''} ({builds:,} medium builds) on "
            f"{started} worker{'s' if started != 1 else ''}" + (
                f", after {_dur(keys_s)} keying {total:,} points ({_dur(key_s)} each)" if keys_s >= 1 else ""))
