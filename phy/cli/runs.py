@@ -1,5 +1,7 @@
 """``linkmodel link`` and ``linkmodel sweep``: one link from TOML, and a sweep into its
-locked, crash-safe store (named after the spec file: ``reach.toml`` -> ``reach.jsonl``)."""
+locked, crash-safe store (named after the spec file: ``reach.toml`` -> ``reach.jsonl``):
+its plan without running (``--dry-run``), its progress naming the slowest point, and
+its store as CSV or Parquet (``--export``, ``--no-run``)."""
 
 from __future__ import annotations
 

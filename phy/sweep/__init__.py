@@ -16,7 +16,8 @@ together, all of one length), keyed ``"section.name"``::
 
     [link]
     lane_rate_gbps = 212.5
-    equalization = "preset"     # "com" (COM proposes, the statistical eye decides) or "preset"
+    equalization = "preset"     # "com" (COM proposes, the statistical eye decides) or "preset";
+                                # also spelled equalisation
 
     [grid]
     "channel.length_m" = [0.5, 1.0, 1.5, 2.0]
@@ -27,7 +28,16 @@ link report's figures. Rows go to an append-only JSON Lines store, one record pe
 keyed by a hash of the point, written and fsynced as each finishes; a rerun skips the
 points already recorded, so a sweep killed at any moment loses at most the points in
 flight and never records one twice. A grid value or zip row given twice is refused
-before work starts. :func:`load` reads a store as a ``pandas.DataFrame``.
+before work starts. :func:`load` reads a store as a ``pandas.DataFrame`` and
+:func:`export` writes it as CSV or Parquet (pandas and pyarrow: the ``sweeps`` extra).
+Each row says the equalisation a point used (``equalisation``: ``"com"`` or ``"preset"``)
+and how (``equalisation_choice``).
+
+Before a run, :func:`plan_sweep` (``linkmodel sweep SPEC --dry-run``) counts the points by
+multiplication, groups them as the runner will, lists the first, reads the store for what
+is done, and estimates the run's time from the workers' start and a few points measured
+in this process, saying how. During a run a progress line per point names the slowest
+point so far, and :attr:`SweepResult.slowest` names the slowest of the run.
 
 What a run survives:
 
@@ -50,8 +60,9 @@ equalises a channel once for all the FEC and framing choices on it.
 
 The package: :mod:`phy.sweep.spec` (the schema, files, points and their keys),
 :mod:`phy.sweep.point` (one point's link and record), :mod:`phy.sweep.store` (the locked
-JSON Lines store), :mod:`phy.sweep.workers` (worker processes, inline, Dask) and
-:mod:`phy.sweep.runner` (:func:`run_sweep`).
+JSON Lines store, its DataFrame and exports), :mod:`phy.sweep.workers` (worker
+processes, inline, Dask), :mod:`phy.sweep.runner` (:func:`run_sweep`) and
+:mod:`phy.sweep.plan` (:func:`plan_sweep`, the dry run).
 """
 
 from . import plan
