@@ -102,3 +102,30 @@ def test_latency_bars_carry_values_and_readable_names(demo):
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend and not any("_" in x for x in legend)
     assert "\u2192" in ax.get_title()  # the path spelled out
+
+
+def test_plot_stacks_draws_the_demos_bars_for_any_stacks():
+    """:func:`phy.latency.stack.plot_stacks` (notebook 04's link terms, any LatencyStack) is
+    the demo's rendering: a value on each wide segment, each bar's total in ns, the legend
+    by the command's names, the path in the title."""
+    from matplotlib.figure import Figure
+
+    import phy
+    from phy import _format as fm
+    from phy import latency as lt
+    from phy.latency.stack import plot_stacks
+
+    rep = phy.evaluate_link(phy.LinkSpec(optics=phy.OpticalClass.dsp_pluggable(length_m=50.0), lanes=2))
+    stack = lt.one_way([rep, rep])
+    ax = Figure().subplots()
+    assert plot_stacks([("DSP pluggable 50 m", rep.latency_breakdown_s), ("two hops", stack)], ax,
+                       title="Tx SerDes \u2192 fibre \u2192 Rx SerDes", legend_title="part") is ax
+    totals = [t.get_text().strip() for t in ax.texts if t.get_text().strip().endswith(" ns")]
+    assert totals == [f"{rep.latency_s * 1e9:,.0f} ns", f"{stack.total_s * 1e9:,.0f} ns"]
+    values = [t.get_text() for t in ax.texts if not t.get_text().strip().endswith("ns")]
+    assert f"{rep.latency_breakdown_s['time_of_flight'] * 1e9:,.0f}" in values  # the fibre's flight, on its bar
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend[:2] == [fm.label("serdes_tx"), fm.label("serdes_rx")] and "PHY (SerDes, FEC, flight)" in legend
+    assert not any("_" in x for x in legend)
+    assert ax.get_title() == "Tx SerDes \u2192 fibre \u2192 Rx SerDes" and ax.get_legend().get_title().get_text() == "part"
+    assert "(ns)" in ax.get_xlabel()

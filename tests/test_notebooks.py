@@ -42,3 +42,13 @@ def test_notebook_runs(path, monkeypatch):
         plt.close("all")
     assert figures >= 1, f"{path.name} draws no figure"
     assert os.environ["LINKMODEL_QUICK"] == "1"
+
+
+@pytest.mark.parametrize("stem, call", [("04_link_budget", "plot_stacks("), ("05_scale_up_rack", "_latency_figure(r)")])
+def test_latency_figures_are_the_demos(stem, call):
+    """Notebooks 04 and 05 draw their latency stacks with the demo's renderer (values on the
+    bars, the command's names, the path in the title), not bars of their own."""
+    nb = json.loads(next(p for p in NOTEBOOKS if p.stem == stem).read_text())
+    code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    assert any(call in src for src in code)
+    assert not any("barh(" in src for src in code)

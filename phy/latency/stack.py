@@ -41,7 +41,7 @@ from ..link.retry import QUANTILES
 from .parts import Endpoint
 from .queueing import md1_wait
 
-__all__ = ["LAYERS", "QUANTILES", "LatencyStack", "bytes_in_flight", "one_way", "round_trip"]
+__all__ = ["LAYERS", "QUANTILES", "LatencyStack", "bytes_in_flight", "one_way", "plot_stacks", "round_trip"]
 
 LAYERS = ("endpoint", "phy", "link", "switch", "path", "memory")
 _MAX_GRID = 2**20
@@ -98,6 +98,37 @@ class LatencyStack:
         return {"name": self.name, "total_s": self.total_s, "layers": {k: dict(v) for k, v in self.layers.items()},
                 "layer_totals_s": self.layer_totals(), "quantiles_s": dict(self.quantiles_s),
                 "notes": list(self.notes)}
+
+
+def plot_stacks(rows, ax=None, *, title: str | None = None, legend_title: str = "layer"):
+    """Latencies as the demo's latency figure draws them (:func:`phy._plot.latency_bars`):
+    stacked horizontal bars in ns on a linear axis, each segment's value on it when it fits,
+    each bar's total at its end, the legend's names those the command prints.
+
+    Parameters
+    ----------
+    rows : sequence of (label, LatencyStack or {name: seconds})
+        One bar per row, top to bottom: a :class:`LatencyStack` by layer
+        (:meth:`LatencyStack.layer_totals`), or any parts in seconds in the order drawn
+        (a link's :attr:`phy.LinkReport.latency_breakdown_s` by term, say).
+    ax : matplotlib Axes, optional
+    title : str, optional
+        Say the path the bars measure (what the ends are and what lies between).
+    legend_title : str
+
+    Returns
+    -------
+    Axes
+    """
+    from .._plot import latency_bars
+
+    rows = [(k, v.layer_totals() if isinstance(v, LatencyStack) else dict(v)) for k, v in rows]
+    ax = latency_bars(ax, rows)
+    ax.set_xlabel("latency (ns); segment values in ns")
+    if title:
+        ax.set_title(title)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), title=legend_title, title_fontsize=8)
+    return ax
 
 
 def bytes_in_flight(bandwidth_bytes_per_s: float, round_trip_s: float) -> float:
