@@ -172,7 +172,7 @@ def _measure(spec: SweepSpec, i: int, what: str, limit_s: float) -> dict:
     from .workers import _Inline
 
     t = time.perf_counter()
-    rec = next(iter(_Inline(limit_s).run([[point_at(spec, i)]])))
+    [rec] = list(_Inline(limit_s).run([[point_at(spec, i)]]))  # run to its end: the alarm handler restored
     out = {"point": i + 1, "what": what, "seconds": time.perf_counter() - t, "status": rec["status"]}
     if rec["status"] != "ok":
         out["error"] = rec.get("error")
