@@ -1,8 +1,8 @@
 """Independent calls on several cores: :func:`fork_map`.
 
 Used where a command has a few independent pieces of seconds each (the kernel groups of
-:mod:`phy.warmup`, the length buckets of a roll-up) and a process pool's start-up is
-worth it. The children are forked, so the function and its items need not pickle (a link
+:mod:`phy.warmup`, the length buckets of a roll-up, the demo's lane beside its rack) and a
+process's start-up is worth it. The children are forked, so the function and its items need not pickle (a link
 class's ``spec`` is a closure); only the results travel back. Where the platform cannot
 fork, or with one worker or one item, the calls run here, in order. Sweeps have their own
 executors (:mod:`phy.sweep.workers`: time limits, Dask, a store).
@@ -15,7 +15,7 @@ import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
 
-__all__ = ["cores", "fork_map"]
+__all__ = ["cores", "fork_call", "fork_map"]
 
 _TASK: tuple = ()  # (fn, items) of the running fork_map, inherited by its children
 
@@ -56,3 +56,57 @@ def fork_map(fn, items, workers: int | None = None, on_result=None) -> list:
             return out
     finally:
         _TASK = ()
+
+
+class _Here:
+    """A call run where its result is asked for (no fork)."""
+
+    def __init__(self, fn):
+        self._fn = fn
+
+    def result(self):
+        return self._fn()
+
+
+class _Forked:
+    """A call running in a forked process; :meth:`result` waits for it and returns its
+    result or raises its exception."""
+
+    def __init__(self, fn):
+        ctx = multiprocessing.get_context("fork")
+        self._recv, send = ctx.Pipe(duplex=False)
+        self._proc = ctx.Process(target=_send_result, args=(fn, send), daemon=True)
+        self._proc.start()
+        send.close()
+
+    def result(self):
+        try:
+            ok, value = self._recv.recv()
+        except EOFError:
+            self._proc.join()
+            raise RuntimeError(f"the forked call ended without a result (exit code {self._proc.exitcode})") from None
+        finally:
+            self._recv.close()
+        self._proc.join()
+        if not ok:
+            raise value
+        return value
+
+
+def _send_result(fn, send) -> None:
+    try:
+        out = (True, fn())
+    except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it
+        out = (False, exc)
+    send.send(out)
+    send.close()
+
+
+def fork_call(fn):
+    """Start ``fn()`` in a forked process now, while this one goes on; the handle's
+    ``result()`` waits for it (its exception is raised there). No thread is started here,
+    so this process may fork again meanwhile (:func:`fork_map`). With one core, or where the
+    platform cannot fork, ``fn`` runs when ``result()`` is called."""
+    if cores() < 2 or not sys.platform.startswith("linux"):
+        return _Here(fn)
+    return _Forked(fn)

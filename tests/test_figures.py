@@ -21,9 +21,9 @@ def demo(tmp_path_factory):
     seen = {}
     real = d._demo_plots
 
-    def capture(out, sim, seg, rep, rr):
+    def capture(out, sim, seg, rep, rr, full=None):
         seen.update(sim=sim, seg=seg, rep=rep, rr=rr)
-        return real(out, sim, seg, rep, rr)
+        return real(out, sim, seg, rep, rr, full)
 
     out = tmp_path_factory.mktemp("demo")
     d._demo_plots, saved = capture, d._demo_plots

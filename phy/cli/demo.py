@@ -10,6 +10,8 @@ from pathlib import Path
 
 import channels
 
+from .._procs import fork_call
+
 # ----------------------------------------------------------------------------- demo
 #: The deprecated keys of the demo's ``nvl72`` dict (bytes/s under a bits/s suffix).
 #: UIs of the time-domain run behind the demo's eye figure (the error count runs ``n_ui``).
@@ -32,16 +34,24 @@ def run_demo(out: Path | None = None, n_ui: int = 200_000, plots: bool = True) -
     ch = channels.library.get("twinax_1m_26awg")
     spec = lk.LinkSpec(channel=ch, lanes=2, lane_rate_bps=212.5e9, fec="KP4", retry=lk.Retry(),
                        name="demo: 2 x 212.5G over 1 m twinax")
-    rep = lk.evaluate_link(spec)
-    seg = lk.segments(spec)[0]
-    run = dict(baud_hz=seg.baud_hz, tx=seg.tx, rx=seg.rx, noise=seg.noise, jitter=seg.jitter)
-    sim = simulate(seg.channel, n_ui, eye=False, seed=1, **run)  # the error count: decisions only
-    # The eye figure's own, shorter run: its histogram of 32 columns per UI costs about 20x
-    # the decisions on this channel's 1,000-UI pulse, and 20,000 UI fill it.
-    eye_sim = (simulate(seg.channel, min(n_ui, EYE_FIGURE_UI), eye=True, seed=2, **run)
-               if plots and out is not None else None)
+    figures = plots and out is not None
+
+    def lane():
+        rep = lk.evaluate_link(spec)
+        seg = lk.segments(spec)[0]
+        run = dict(baud_hz=seg.baud_hz, tx=seg.tx, rx=seg.rx, noise=seg.noise, jitter=seg.jitter)
+        sim = simulate(seg.channel, n_ui, eye=False, seed=1, **run)  # the error count: decisions only
+        # The eye figure's own, shorter run: its histogram of 32 columns per UI costs about
+        # 20x the decisions on this channel's 1,000-UI pulse, and 20,000 UI fill it.
+        eye_sim = simulate(seg.channel, min(n_ui, EYE_FIGURE_UI), eye=True, seed=2, **run) if figures else None
+        return rep, seg, sim, eye_sim, _full_eye(seg) if figures else None
+
+    # the lane in a second process while the rack's cable lengths take every core here: the
+    # same calls, the same results (phy._procs)
+    lane_run = fork_call(lane)
     cfg = rack_defaults()
     _, rr, _ = run_rack(cfg)
+    rep, seg, sim, eye_sim, full = lane_run.result()
     m70 = tp.Model.llama3_70b()
     d_local = tp.over_fabric(rr, m70, source="local")
     d_remote = tp.over_fabric(rr, m70, source="remote")
@@ -70,33 +80,40 @@ def run_demo(out: Path | None = None, n_ui: int = 200_000, plots: bool = True) -
         except ModuleNotFoundError:
             out_d["notes"] = ["plots skipped: matplotlib is not installed (pip install 'linkmodel[plots]')"]
         else:
-            out_d["plots"] = _demo_plots(Path(out), eye_sim, seg, rep, rr)
+            out_d["plots"] = _demo_plots(Path(out), eye_sim, seg, rep, rr, full)
     return out_d
 
 
-def _demo_plots(out: Path, sim, seg, rep, rr) -> list[str]:
+def _full_eye(seg):
+    """The statistical eye of a segment at every time offset (the figure's right panel)."""
+    from ..engines import statistical_eye
+
+    return statistical_eye(seg.channel, baud_hz=seg.baud_hz, tx=seg.tx, rx=seg.rx, noise=seg.noise, jitter=seg.jitter)
+
+
+def _demo_plots(out: Path, sim, seg, rep, rr, full=None) -> list[str]:
     """Write the demo's two figures in ``out`` (PNG): the eyes, and the latency by layer."""
     out.mkdir(parents=True, exist_ok=True)
     files = []
-    for name, fig in (("eye.png", _eye_figure(sim, seg, rep)), ("latency.png", _latency_figure(rr))):
+    for name, fig in (("eye.png", _eye_figure(sim, seg, rep, full)), ("latency.png", _latency_figure(rr))):
         files.append(str(out / name))
         fig.savefig(files[-1], dpi=110)
     return files
 
 
-def _eye_figure(sim, seg, rep):
+def _eye_figure(sim, seg, rep, full=None):
     """The time-domain and the statistical eye of the demo's lane, side by side on one time
-    span and one voltage scale (a matplotlib Figure, no pyplot state)."""
+    span and one voltage scale (a matplotlib Figure, no pyplot state); ``full`` is the
+    segment's statistical eye at every time offset (computed when not given)."""
     from matplotlib.figure import Figure
 
     from .._plot import share_limits
-    from ..engines import statistical_eye
 
     fig = Figure(figsize=(12, 4.4), layout="constrained")
     ax = fig.subplots(1, 2)
     sim.eye.plot(ax=ax[0])
     ax[0].set_title(f"time domain, {sim.n_ui:,} UI")
-    full = statistical_eye(seg.channel, baud_hz=seg.baud_hz, tx=seg.tx, rx=seg.rx, noise=seg.noise, jitter=seg.jitter)
+    full = _full_eye(seg) if full is None else full
     full.plot(ax=ax[1])
     ax[1].set_title("statistical eye, BER contours")
     lims = [a.get_ylim() for a in ax]

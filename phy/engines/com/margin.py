@@ -437,8 +437,9 @@ def _autocorr(y: np.ndarray, M: int, lags: int = 5) -> np.ndarray:
     """Circular autocorrelation of the UI-spaced samples at each phase: ``r[ph, l] = sum_k
     y[ph + k M] y[ph + (k + l) M]`` (the record is one DFT period)."""
     K = y.size // M
-    yp = y[: K * M].reshape(K, M).T  # (M, K)
-    return np.stack([np.sum(yp * np.roll(yp, -lag, axis=1), axis=1) for lag in range(lags)], axis=1)
+    Y = y[: K * M].reshape(K, M)  # row k: UI k, every phase
+    ext = np.concatenate([Y, Y[:lags]])  # the period wrapped, so lag l reads rows l .. l + K - 1
+    return np.stack([np.einsum("km,km->m", Y, ext[lag:lag + K]) for lag in range(lags)], axis=1)
 
 
 def _fom_grid(tx_grid, y, M, nd, bmax, bmin, p, var_x, var_n, xt_pulses):

@@ -4,6 +4,7 @@ and 802.3dj KR (Annex 178A)."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import asdict, dataclass, replace
 
@@ -164,12 +165,11 @@ class ComParams:
         return len(self.g_dc_db) * len(self.g_dc2_db)
 
     def _tx_grid(self) -> np.ndarray:
-        """Tx FFE settings ``(n, 5)``: ``c(-3), c(-2), c(-1), c(0), c(1)`` with ``c(0) >= c0_min``."""
-        combos = np.array(list(itertools.product(self.c_m3, self.c_m2, self.c_m1, self.c_p1)), dtype=float)
-        c0 = 1.0 - np.abs(combos).sum(axis=1)
-        ok = c0 >= self.c0_min - 1e-12
-        grid = np.column_stack([combos[:, 0], combos[:, 1], combos[:, 2], c0, combos[:, 3]])
-        return grid[ok]
+        """Tx FFE settings ``(n, 5)``: ``c(-3), c(-2), c(-1), c(0), c(1)`` with ``c(0) >= c0_min``
+        (built once for the same tap ranges, as a rack's every length asks; a copy each call,
+        writeable, as the kernels' signatures expect)."""
+        grid = _tx_grid(tuple(self.c_m3), tuple(self.c_m2), tuple(self.c_m1), tuple(self.c_p1), float(self.c0_min))
+        return grid.copy()
 
     @classmethod
     def ieee_802_3ck_kr(cls) -> ComParams:
@@ -387,3 +387,13 @@ def _dj_line(package_class: str, zp1: float, host_m: float = 0.0) -> PackageLine
 def _dj_host(host_class: str) -> PackageLine:
     k, zp1, zh = _DJ_CR_HOSTS[host_class]
     return _dj_line(k, zp1, zh)
+
+
+@functools.lru_cache(maxsize=16)
+def _tx_grid(c_m3: tuple, c_m2: tuple, c_m1: tuple, c_p1: tuple, c0_min: float) -> np.ndarray:
+    grid = np.array(list(itertools.product(c_m3, c_m2, c_m1, c_p1)), dtype=float)
+    c0 = 1.0 - np.abs(grid).sum(axis=1)
+    ok = c0 >= c0_min - 1e-12
+    out = np.column_stack([grid[:, 0], grid[:, 1], grid[:, 2], c0, grid[:, 3]])[ok]
+    out.setflags(write=False)
+    return out
