@@ -65,3 +65,26 @@ def test_rollup_on_two_cores_gives_the_same_report():
     one, two = tp.rollup(topo()), tp.rollup(topo(), workers=2)
     assert len(one.link_reports) >= 2  # two length buckets or more: a real split
     assert export.to_json(one) == export.to_json(two)
+
+
+@linux
+def test_fork_call_runs_beside_this_process():
+    k = 3
+    t = time.perf_counter()
+    a = _procs.fork_call(lambda: (_slow_pid(k), os.getpid()))  # a closure: forked, not pickled
+    b = _procs.fork_call(lambda: _slow_pid(k + 1))
+    (sq, _), pid_a = a.result()
+    assert sq == 9 and b.result()[0] == 16
+    assert pid_a != os.getpid()
+    if _procs.cores() >= 2:
+        assert time.perf_counter() - t < 0.55  # the two 0.3 s calls overlapped
+
+
+@linux
+def test_fork_call_raises_the_calls_exception():
+    def bad():
+        raise KeyError("no such lane")
+
+    h = _procs.fork_call(bad)
+    with pytest.raises(KeyError, match="no such lane"):
+        h.result()
