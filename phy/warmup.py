@@ -3,7 +3,7 @@
 The engines' hot loops are ``@njit(cache=True)`` kernels: the first call in a fresh
 environment compiles them (on a 2-core machine about 50 s for everything ``linkmodel
 demo`` reaches: COM's MMSE search about 20 s, the time-domain kernel about 15 s, the
-statistical eye's DFE chain and the FEC's burst analysis about 13 s) and stores the machine
+statistical eye's DFE chain and the FEC's burst analysis about 10 s) and stores the machine
 code in Numba's cache, which later runs load in milliseconds. Numba compiles one function
 at a time per process (a global compiler lock), so a first run in one process pays the sum.
 
@@ -79,16 +79,18 @@ def _timesim() -> None:
         simulate(ch, 3_000, baud_hz=baud, rx=rx, eye=eye, seed=1)
 
 
-#: The groups: name -> (what it compiles, the calls, the canary kernels as "module:name").
+#: The groups: name -> (what it compiles, the calls, the canary kernels as "module:name"),
+#: the slowest to compile first (on 2 cores: COM's about 20 s on one, the simulator's
+#: about 17 s then the link's about 10 s on the other).
 GROUPS: dict = {
     "com": ("COM's search (Tx FFE and CTLE grid, Rx FFE by MMSE)", _com,
             ("phy.engines.com._mmse_kernels:mmse_grid", "phy.engines.com._kernels:fom_search")),
-    "link": ("the statistical eye, the DFE error chain and the FEC burst analysis", _link,
-             ("phy.engines.pmf:discrete_pmf", "phy.engines._chain_kernels:chain_step",
-              "fec._kernels:dfe_enumerate", "fec._burst_kernels:pattern_hits")),
     "timesim": ("the time-domain simulator", _timesim,
                 ("phy.engines.timesim._kernels:run_chunk", "phy.engines.timesim._kernels:prepare_symbols",
                  "phy.serdes._kernels:fast_normals")),
+    "link": ("the statistical eye, the DFE error chain and the FEC burst analysis", _link,
+             ("phy.engines.pmf:discrete_pmf", "phy.engines._chain_kernels:chain_step",
+              "fec._kernels:dfe_enumerate", "fec._burst_kernels:pattern_hits")),
 }
 
 

@@ -57,9 +57,9 @@ def test_groups_reach_their_canaries_and_cover_the_demo():
 def test_cold_groups_reads_each_canary(monkeypatch):
     cached = {ref for ref in warmup.GROUPS["com"][2]} | {warmup.GROUPS["link"][2][0]}
     monkeypatch.setattr(warmup, "_cached", lambda ref: ref in cached)
-    assert warmup.cold_groups() == ["link", "timesim"]  # link has one canary cached, not all
+    assert warmup.cold_groups() == ["timesim", "link"]  # link has one canary cached, not all
     assert warmup.cold_groups("com") == []
-    with pytest.raises(ConfigError, match=r"unknown warm-up group\(s\) 'eye'; the groups are com, link, timesim"):
+    with pytest.raises(ConfigError, match=r"unknown warm-up group\(s\) 'eye'; the groups are com, timesim, link"):
         warmup.cold_groups(["com", "eye"])
 
 
@@ -74,7 +74,7 @@ def test_warm_up_runs_only_the_cold_groups_in_order(monkeypatch):
     monkeypatch.setattr(warmup, "cold_groups", lambda names: [g for g in names if g != "com"])
     seen = []
     done = warmup.warm_up(workers=1, report=lambda g, s: seen.append(g))
-    assert ran == seen == list(done) == ["link", "timesim"]
+    assert ran == seen == list(done) == ["timesim", "link"]
     assert warmup.warm_up(["com"], workers=1) == {}  # warm: nothing run
     assert warmup.warm_up(["com"], workers=1, only_cold=False) == {"com": pytest.approx(0.0, abs=1.0)}
 
@@ -86,3 +86,18 @@ def test_warmup_command(monkeypatch, capsys):
     assert main(["warmup", "eye"]) == 2
     assert "unknown warm-up group(s) 'eye'" in capsys.readouterr().err
     assert main(["warmup", "--workers", "0"]) == 2
+
+
+def test_direct_and_long_span_paths_share_one_kernel_signature():
+    """The tail's outputs reach the kernel C-contiguous, like the direct path's placeholder:
+    a second layout would compile the time-domain kernel a second time (about 9 s)."""
+    import channels
+    from phy.engines import simulate
+    from phy.engines.timesim import _kernels as K
+
+    ch = channels.library.get("twinax_1m_26awg")
+    direct = simulate(ch, 3_000, baud_hz=106.25e9, tail="direct", eye=True, seed=1)
+    before = set(K.run_chunk.signatures)
+    fft = simulate(ch, 3_000, baud_hz=106.25e9, tail="fft", eye=True, seed=1)  # the eye's shifts: a sliced view
+    assert direct.config["tail"] is None and fft.config["tail"] is not None
+    assert set(K.run_chunk.signatures) == before

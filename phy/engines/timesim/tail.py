@@ -72,7 +72,8 @@ class TailPlan:
 
     def outputs(self, d: np.ndarray, u: np.ndarray | None) -> np.ndarray:
         """The tail outputs over a window of steps ``d`` (and ``u = d eps``): column ``i`` of
-        the result (shape ``(n_out, len(d) - L + 1)``) is at window index ``i + jpost``."""
+        the result (shape ``(n_out, len(d) - L + 1)``, C-contiguous like the direct path's
+        placeholder, so the kernel has one signature) is at window index ``i + jpost``."""
         L = self.kd.shape[1]
         nfft, step = self.nfft, self.nfft - L + 1
         n_valid = d.size - L + 1
@@ -94,7 +95,7 @@ class TailPlan:
             if U is not None and self._ku_on[o]:
                 z = z - U * self._ku_hat[o]
             out[o] = sfft.irfft(z, nfft, axis=1)[:, L - 1 :].reshape(-1)
-        return out[:, :n_valid]
+        return np.ascontiguousarray(out[:, :n_valid])
 
     def prepare(self) -> TailPlan:
         """The filters' spectra on the overlap-save grid (once per run)."""
