@@ -178,7 +178,7 @@ def test_demo_numbers_are_the_library_calls(capsys):
     rep = phy.evaluate_link(spec)
     assert d["link"]["latency_s"] == pytest.approx(rep.latency_s, rel=1e-12)
     assert d["link"]["post_fec_ber"] == pytest.approx(rep.post_fec_ber, rel=1e-9, abs=1e-300)
-    assert d["nvl72"]["gpu_bandwidth_bps"] == pytest.approx(900e9)
+    assert d["nvl72"]["gpu_bandwidth_bytes_per_s"] == pytest.approx(900e9)
     assert d["nvl72"]["pairs"] == 5184
     # the layered breakdown: the PHY floor is two links and a switch; a transfer and a read add the layers above
     nv = d["nvl72"]
