@@ -1,32 +1,42 @@
-"""Where Numba caches the compiled kernels, also on a read-only install.
+"""Where Numba caches the compiled kernels: a user cache folder, never the install tree.
 
-The project's kernels are ``@njit(cache=True)``. When a kernel is decorated, Numba looks
-for a folder to cache it in, trying its locators in order
-(``numba.core.caching.CacheImpl._locator_classes``): ``numba.config.CACHE_DIR``
-(``NUMBA_CACHE_DIR``) if set and writable, the ``__pycache__`` beside the source file if
-writable, the user-wide cache (``~/.cache/numba``, or under ``$XDG_CACHE_HOME``) if
-writable, then IPython and zip special cases. When none works -- a package installed
-read-only (system site-packages, a container image, a Nix store) run by a user whose
-home is missing or read-only -- the decoration raises ``RuntimeError: cannot cache
-function ...: no locator available for file ...`` and ``import fec`` fails.
+The project's kernels are ``@njit(cache=True)``. Left to itself, Numba caches a kernel in
+the ``__pycache__`` folder beside its source file whenever that folder is writable, which
+for a ``pip install`` (not editable) is ``site-packages/phy/**/__pycache__``. pip's
+uninstall removes only the files it installed, so those folders stay behind holding
+Numba's ``.nbi``/``.nbc`` files; a later editable install of the same packages then finds
+``site-packages/phy`` and ``site-packages/fec`` as folders without ``__init__.py``, which
+Python imports as empty namespace packages ahead of the editable finder (``cannot import
+name 'ComParams' from 'phy.engines.com' (unknown location)``). The README's own order --
+the quick start (``pip install '.[plots]' && linkmodel demo``) then the test command
+(``pip install -e '.[test]'``) in the same environment -- broke that way (issue 31).
 
-This module is imported first by ``fec/__init__.py`` and ``phy/__init__.py``, before any
-kernel module. It asks Numba's own locators, the way the decoration will, whether each
-folder of the ``fec`` and ``phy`` packages can take a cache. If one cannot, it points
-``numba.config.CACHE_DIR`` and ``NUMBA_CACHE_DIR`` (so that worker processes share it)
-at a private folder in the temporary directory, ``<tmp>/linkmodel-numba-cache-<uid>``.
-If no temporary folder is writable either, caching is turned off for the functions Numba
-cannot place (they then compile in every process, a few seconds each run). Either way one
-line says so. Nothing changes when Numba's own choice works, or when the user chose the
-locators (``NUMBA_CACHE_LOCATOR_CLASSES``).
+So this module, imported first by ``fec/__init__.py`` and ``phy/__init__.py`` (before any
+kernel module is decorated), adds one cache locator to Numba's list, for the kernels of
+this project only (source files under the ``fec`` and ``phy`` folders beside it), ahead of
+the in-tree one. It places them, in order of preference:
+
+1. where the user said, ``NUMBA_CACHE_DIR`` (Numba's own first locator, left first);
+2. ``linkmodel/numba`` in the user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache`` on
+   Linux, as Numba's own user-wide cache is found), state ``"user"``;
+3. a private folder in the temporary directory, ``<tmp>/linkmodel-numba-cache-<uid>``,
+   when the user cache is not writable (a read-only install run by a user with no
+   writable home), state ``"temporary"``, with one line saying so;
+4. nowhere: caching is turned off for these kernels (they compile in every process, a few
+   seconds each run), state ``"off"``, with one line saying so.
+
+The install tree is never written. Under a folder, Numba keeps one sub-folder per source
+folder, named after its full path (``get_suitable_cache_subpath``), so two installs (a
+checkout and a site-packages copy) never share entries, and each entry is keyed by its
+source file's content hash, so an edited file compiles again. Other code's ``cache=True``
+functions are left to Numba. Nothing changes when the user chose the locators
+(``NUMBA_CACHE_LOCATOR_CLASSES``).
 
 The line goes to the ``linkmodel`` logger, not to :func:`warnings.warn`: a warning at
 import time becomes an import error under ``python -W error`` or pytest's
-``filterwarnings = error``, turning a harmless fallback into a broken program, and the
-warning display adds the source line (two lines). With no logging configured, Python's
-last-resort handler prints exactly the message on stderr; an application that configures
-logging gets it in its logs; ``logging.getLogger("linkmodel").setLevel(logging.ERROR)``
-silences it.
+``filterwarnings = error``, turning a harmless fallback into a broken program. With no
+logging configured, Python's last-resort handler prints exactly the message on stderr;
+``logging.getLogger("linkmodel").setLevel(logging.ERROR)`` silences it.
 
 The temporary folder is created with mode 0o700 and used only if this user owns it and
 nobody else may write to it: Numba's cache files are pickles, and loading pickles from a
@@ -36,10 +46,10 @@ exists but fails the check, a fresh private one is made with :func:`tempfile.mkd
 Attributes
 ----------
 state : str
-    ``"default"`` (Numba's own choice works, nothing was changed), ``"temporary"`` (the
-    cache is in :data:`cache_dir`) or ``"off"``.
+    ``"custom"`` (``NUMBA_CACHE_DIR`` or the user's own locators), ``"user"``,
+    ``"temporary"`` or ``"off"``.
 cache_dir : str or None
-    The temporary cache folder when :data:`state` is ``"temporary"``.
+    The folder the kernels are cached under (None when ``"custom"`` or ``"off"``).
 """
 
 from __future__ import annotations
@@ -52,63 +62,62 @@ from pathlib import Path
 
 from numba.core import caching, config, dispatcher
 
-__all__ = ["KERNEL_PACKAGES", "cache_dir", "configure", "state"]
+__all__ = ["KERNEL_PACKAGES", "cache_dir", "configure", "state", "user_cache_folder"]
 
 KERNEL_PACKAGES = ("fec", "phy")  # the packages holding @njit(cache=True) kernels
 _ROOT = Path(__file__).resolve().parent.parent
+_KERNEL_ROOTS = tuple(str(_ROOT / name) + os.sep for name in KERNEL_PACKAGES)
 _log = logging.getLogger("linkmodel")
 
-state = "default"
+state = "custom"
 cache_dir: str | None = None
+_configured = False
 
 
-def _probe():  # the function Numba's locators are asked to place; never called
-    return None
+def _ours(py_file) -> bool:
+    """Whether ``py_file`` is a source file of this project's kernel packages."""
+    try:
+        path = os.path.realpath(os.fspath(py_file))
+    except (TypeError, ValueError):
+        return False
+    return path.startswith(tuple(os.path.realpath(r) + os.sep for r in _KERNEL_ROOTS))
 
 
-def _kernel_files() -> list[Path]:
-    """One source file per folder of the kernel packages (the cache folder depends only on
-    the folder of the source file)."""
-    out = []
-    for name in KERNEL_PACKAGES:
-        top = _ROOT / name
-        if not (top / "__init__.py").is_file():
-            continue
-        for folder, subdirs, files in os.walk(top):
-            subdirs[:] = sorted(d for d in subdirs if d != "__pycache__" and not d.startswith("."))
-            if "__init__.py" in files:
-                out.append(Path(folder) / "__init__.py")
-    return out
+class _ProjectCacheLocator(caching.UserWideCacheLocator):
+    """Numba locator for this project's kernels: ``<cache_dir>/<source folder tag>``.
+
+    Returns no locator for other files, or when no folder was found (then the dispatcher
+    patch below leaves the kernel uncached rather than letting Numba write into the tree).
+    """
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = os.path.join(cache_dir, self.get_suitable_cache_subpath(py_file))
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if cache_dir is None or not _ours(py_file):
+            return None
+        return super().from_function(py_func, py_file)
 
 
-def _can_cache(py_file: Path) -> bool:
-    """Would Numba find a cache folder for a kernel defined in ``py_file``? Its own locators,
-    in its own order (they create the folder and test it with a temporary file, as the
-    decoration does)."""
-    classes = getattr(getattr(caching, "CacheImpl", None), "_locator_classes", None)
-    if not classes:
-        return True  # a Numba whose machinery is unknown: leave the choice to it
-    for cls in classes:
-        try:
-            if cls.from_function(_probe, str(py_file)) is not None:
-                return True
-        except Exception:  # a locator that cannot even look does not place the kernel
-            continue
-    return False
-
-
-def _user_cache() -> str:
+def user_cache_folder() -> str:
+    """``linkmodel/numba`` in the user's cache folder (``$XDG_CACHE_HOME``, else ``~/.cache``,
+    on Linux; the platform's user cache elsewhere), found as Numba finds its own."""
     from numba.misc.appdirs import AppDirs
 
-    return AppDirs(appname="numba", appauthor=False).user_cache_dir
+    return os.path.join(AppDirs(appname="linkmodel", appauthor=False).user_cache_dir, "numba")
 
 
-def _why(folder: Path) -> str:
-    """Why Numba has nowhere to cache the kernels of ``folder``, in the order it tries."""
-    env = os.environ.get("NUMBA_CACHE_DIR", "")
-    user = "NUMBA_CACHE_DIR is unset" if not env else f"NUMBA_CACHE_DIR={env} is not writable"
-    return (f"Numba cannot cache the compiled kernels beside them ({folder / '__pycache__'} is not "
-            f"writable), {user} and the user cache {_user_cache()} is not writable")
+def _writable_folder(path: str) -> bool:
+    """Create ``path`` if needed (mode 0o700) and check that it takes a file."""
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+    except OSError:
+        return False
+    return True
 
 
 def _owner_tag() -> str:
@@ -161,54 +170,71 @@ def _temporary_folder() -> str | None:
         return None
 
 
-def _cache_only_where_possible() -> None:
-    """Make ``cache=True`` compile without a cache where Numba finds no locator, instead of
-    raising. Only that failure is caught: every function Numba can place is still cached."""
+def _user_dir_usable() -> bool:
+    """Whether Numba's first locator (``NUMBA_CACHE_DIR``) takes the kernels."""
+    return bool(config.CACHE_DIR) and _writable_folder(config.CACHE_DIR)
+
+
+def _install() -> None:
+    """Put the project's locator after ``NUMBA_CACHE_DIR``'s and before the in-tree one, and
+    make ``cache=True`` compile uncached (never in the tree) where it finds no folder."""
+    classes = caching.CacheImpl._locator_classes
+    if _ProjectCacheLocator not in classes:
+        at = 1 if classes and classes[0] is caching.UserProvidedCacheLocator else 0
+        classes.insert(at, _ProjectCacheLocator)
     original = dispatcher.Dispatcher.enable_caching
     if getattr(original, "_linkmodel_fallback", False):
         return
 
     def enable_caching(self):
+        py_func = getattr(self, "py_func", None)
+        if state == "off" and py_func is not None and _ours(getattr(py_func.__code__, "co_filename", "")):
+            return  # the dispatcher keeps the NullCache it was created with: compiled in memory only
         try:
             original(self)
         except RuntimeError as exc:
             if "no locator available" not in str(exc):
                 raise
-            # the dispatcher keeps the NullCache it was created with: compiled in memory only
 
     enable_caching._linkmodel_fallback = True
     dispatcher.Dispatcher.enable_caching = enable_caching
 
 
 def configure() -> str:
-    """Check the kernel folders and fall back if Numba could not cache them (module docstring).
+    """Choose the folder (module docstring) and install the locator; returns :data:`state`.
 
-    Returns the :data:`state`; runs once at import, and again only if called.
+    Runs once at import; later calls return the state chosen then.
     """
-    global state, cache_dir
-    if config.CACHE_LOCATOR_CLASSES or state != "default":
+    global state, cache_dir, _configured
+    if _configured:
         return state
-    blocked = [f for f in _kernel_files() if not _can_cache(f)]
-    if not blocked:
+    _configured = True
+    if config.CACHE_LOCATOR_CLASSES:
+        state = "custom"  # the user chose the locators
         return state
-    why = _why(blocked[0].parent)
+    if _user_dir_usable():
+        state = "custom"
+        _install()  # our locator comes after NUMBA_CACHE_DIR's, which takes every kernel
+        return state
+    env = os.environ.get("NUMBA_CACHE_DIR", "")
+    said = f"NUMBA_CACHE_DIR={env} is not writable" if env else "NUMBA_CACHE_DIR is unset"
+    user = user_cache_folder()
+    if _writable_folder(user):
+        state, cache_dir = "user", user
+        if env:
+            _log.warning("linkmodel: %s; the kernels are cached in %s instead", said, user)
+        _install()
+        return state
+    why = f"{said} and the user cache {user} is not writable"
     folder = _temporary_folder()
     if folder is not None:
-        before = (config.CACHE_DIR, os.environ.get("NUMBA_CACHE_DIR"))
-        config.CACHE_DIR = folder
-        os.environ["NUMBA_CACHE_DIR"] = folder
-        if all(_can_cache(f) for f in blocked):
-            state, cache_dir = "temporary", folder
-            _log.warning("linkmodel: %s; the kernels are cached in %s instead (set NUMBA_CACHE_DIR to "
-                         "choose a folder)", why, folder)
-            return state
-        config.CACHE_DIR = before[0]
-        if before[1] is None:
-            del os.environ["NUMBA_CACHE_DIR"]
-        else:
-            os.environ["NUMBA_CACHE_DIR"] = before[1]
-    _cache_only_where_possible()
-    state = "off"
+        state, cache_dir = "temporary", folder
+        _install()
+        _log.warning("linkmodel: %s; the kernels are cached in %s instead (set NUMBA_CACHE_DIR to choose a "
+                     "folder)", why, folder)
+        return state
+    state, cache_dir = "off", None
+    _install()
     _log.warning("linkmodel: %s, and no temporary folder is writable: Numba's cache is off and the kernels "
                  "compile in every process (seconds); set NUMBA_CACHE_DIR to a writable folder", why)
     return state

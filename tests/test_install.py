@@ -1,4 +1,5 @@
-"""A read-only install with no writable home still runs (issue 14).
+"""Where the kernels are cached: never in the install tree (issue 31); a read-only install
+with no writable home still runs (issue 14).
 
 The kernels are ``@njit(cache=True)``. Installed read-only, for a user whose home is
 missing, Numba finds no folder to cache them in and ``import fec`` used to fail with
@@ -15,7 +16,9 @@ the chmod), the child makes the tree read-only itself with an audit hook that re
 every Python-level write, folder creation, rename or removal under it: all of Numba's
 cache handling goes through those calls, so the child sees what a normal user sees.
 
-Cold compilation of the reached kernels takes about 7 s a run; three runs in all.
+A writable copy (as ``pip install .`` leaves site-packages) gets no Numba file in its tree.
+
+Cold compilation of the reached kernels takes about 7 s a run; five runs in all.
 """
 
 from __future__ import annotations
@@ -131,8 +134,7 @@ def test_read_only_install_caches_in_a_temporary_folder(readonly_tree, tmp_path)
     line = _one_line(first)
     folder = tmp / f"linkmodel-numba-cache-{os.getuid()}"
     assert re.fullmatch(
-        rf"linkmodel: Numba cannot cache the compiled kernels beside them \({re.escape(str(root))}/\w+/__pycache__ "
-        rf"is not writable\), NUMBA_CACHE_DIR is unset and the user cache {re.escape(str(root / 'home'))}\S* is "
+        rf"linkmodel: NUMBA_CACHE_DIR is unset and the user cache {re.escape(str(root / 'home'))}\S* is "
         rf"not writable; the kernels are cached in {re.escape(str(folder))} instead \(set NUMBA_CACHE_DIR to "
         r"choose a folder\)", line), line
     assert f"state temporary {folder}" in first.stdout
@@ -153,17 +155,46 @@ def test_no_writable_folder_at_all_turns_the_cache_off(readonly_tree):
     proc = _run(root, emulate, NUMBA_CACHE_DIR=str(root / "numba-cache"), LINKMODEL_TEST_NO_TMP="1")
     line = _one_line(proc)
     assert re.fullmatch(
-        rf"linkmodel: Numba cannot cache the compiled kernels beside them \(.*\), "
-        rf"NUMBA_CACHE_DIR={re.escape(str(root / 'numba-cache'))} is not writable and the user cache .* is not "
+        rf"linkmodel: NUMBA_CACHE_DIR={re.escape(str(root / 'numba-cache'))} is not writable and the user cache .* is not "
         r"writable, and no temporary folder is writable: Numba's cache is off and the kernels compile in every "
         r"process \(seconds\); set NUMBA_CACHE_DIR to a writable folder", line), line
     assert "state off None" in proc.stdout and "cache hits 0" in proc.stdout
 
 
-def test_writable_install_is_left_to_numba():
-    """Control: where Numba's own choice works (this checkout), nothing is changed."""
+def test_this_process_caches_outside_the_tree():
+    """Control: this checkout is writable, and still nothing is cached beside the sources."""
     import fec
 
-    if not (os.access(REPO / "fec", os.W_OK) or os.environ.get("NUMBA_CACHE_DIR")):
-        pytest.skip("this checkout is read-only")
-    assert fec._numba_setup.state == "default" and fec._numba_setup.cache_dir is None
+    if os.environ.get("NUMBA_CACHE_DIR") or os.environ.get("NUMBA_CACHE_LOCATOR_CLASSES"):
+        assert fec._numba_setup.state == "custom"
+        return
+    assert fec._numba_setup.state == "user"
+    assert fec._numba_setup.cache_dir == fec._numba_setup.user_cache_folder()
+
+
+def test_writable_install_caches_in_the_user_folder(tmp_path):
+    """A writable install (as ``pip install .`` leaves site-packages) gets no Numba file in its
+    tree: pip's uninstall would leave those folders behind, and a later editable install of the
+    same packages would then import them as empty namespace packages (issue 31). The kernels go
+    to ``linkmodel/numba`` in the user's cache folder, and a second process loads them from there."""
+    root = tmp_path / "site"
+    for name in PACKAGES:
+        shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    xdg = tmp_path / "xdg"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_") and k != "PYTHONPATH"}
+    env.update(PYTHONPATH=str(root), XDG_CACHE_HOME=str(xdg), PYTHONDONTWRITEBYTECODE="1",
+               LINKMODEL_TEST_READONLY=str(root), LINKMODEL_TEST_EMULATE="0")
+
+    def run():
+        return subprocess.run([sys.executable, "-c", CHILD], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=180)
+
+    first = run()
+    assert first.returncode == 0 and not first.stderr.strip(), first.stderr
+    assert f"state user {xdg / 'linkmodel' / 'numba'}" in first.stdout
+    assert not [p for p in root.rglob("*") if p.suffix in (".nbi", ".nbc")]  # nothing in the install
+    assert not list(root.rglob("__pycache__"))
+    entries = list((xdg / "linkmodel" / "numba").rglob("*.nbi"))
+    assert entries and all(str(p.parent.name).startswith(("fec_", "serdes_")) for p in entries), entries
+    second = run()
+    assert int(re.search(r"cache hits (\d+)", second.stdout).group(1)) >= 3, second.stdout
