@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import time
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "channels"
@@ -21,3 +24,26 @@ def shared_file(rel: str) -> Path:
 @pytest.fixture
 def shared():
     return shared_file
+
+
+# No test may fail for being slow on a busy machine: hypothesis's default per-example
+# deadline (200 ms of wall clock) is off for every test, as the suite's own tests are.
+settings.register_profile("linkmodel", deadline=None)
+settings.load_profile("linkmodel")
+
+
+@contextlib.contextmanager
+def cpu_seconds_at_most(limit_s: float):
+    """Bounded cost without a wall clock: the CPU time this process (all its threads) spends
+    in the block stays under ``limit_s``.
+
+    A busy machine stretches wall-clock time, not the CPU time a computation needs, so this
+    holds on a loaded CI machine. The limits are generous: they catch a runaway (an
+    enumeration without end, a search that grew by orders of magnitude), not a slow
+    machine; speed itself is measured in ``benchmarks/``. Work done in child processes is
+    not counted.
+    """
+    t = time.process_time()
+    yield
+    used = time.process_time() - t
+    assert used < limit_s, f"{used:.1f} s of CPU, above the bound of {limit_s} s"

@@ -14,7 +14,7 @@ where COM drops the terms below 0.1 % of ``A_s`` and places its cursor on a grid
 
 from __future__ import annotations
 
-import time
+from conftest import cpu_seconds_at_most
 
 import numpy as np
 import pytest
@@ -57,12 +57,12 @@ def _check_against_com(report: phy.LinkReport, rate_bps: float):
 
 @pytest.mark.parametrize("rate_bps", [106.25e9, 212.5e9])
 @pytest.mark.parametrize("rel", CK_THROUGHS)
-def test_every_shared_ck_channel_evaluates_in_seconds_and_agrees_with_com(shared, rel, rate_bps):
+def test_every_shared_ck_channel_evaluates_with_bounded_cost_and_agrees_with_com(shared, rel, rate_bps):
     ch = channels.load(shared(rel), aggressors="auto")
-    t = time.perf_counter()
-    r = phy.evaluate_link(phy.LinkSpec(channel=ch, lane_rate_bps=rate_bps))
-    took = time.perf_counter() - t
-    assert took < 10.0, took  # was: no end (the burst enumeration) on every one of them
+    # was: no end (the burst enumeration) on every one of them; 1 to 5 s here once compiled
+    # (benchmarks/bench_reliability.py), and the bound leaves room for a cold compile
+    with cpu_seconds_at_most(120):
+        r = phy.evaluate_link(phy.LinkSpec(channel=ch, lane_rate_bps=rate_bps))
     com_db, _ratio = _check_against_com(r, rate_bps)
     # the verdict follows: the link passes on a margin of 3 dB (COM's pass threshold), so
     # a COM well above 3 dB passes with KP4 and one well below it does not

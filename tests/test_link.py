@@ -174,12 +174,13 @@ def test_a_closed_eye_fails_with_reasons_and_no_bandwidth():
 @pytest.mark.parametrize("length_m, rate_bps", [(30.0, 212.5e9), (100.0, 106.25e9)])
 def test_a_hopeless_cable_fails_fast(length_m, rate_bps):
     """A closed eye's interference spans thousands of COM's A_s: COM's distribution grid is
-    bounded (it took 31 s at 30 m and 196 s at 100 m), and the link fails with its reason."""
-    import time
+    bounded (it took 31 s at 30 m and 196 s at 100 m), and the link fails with its reason.
+    The kernels are compiled first (on a 1 m cable), so the bound is the evaluation's own."""
+    from conftest import cpu_seconds_at_most
 
-    t = time.perf_counter()
-    r = evaluate_link(LinkSpec(channel=_twinax(length_m), lane_rate_bps=rate_bps))
-    assert time.perf_counter() - t < 10.0
+    evaluate_link(LinkSpec(channel=_twinax(1.0), lane_rate_bps=rate_bps))
+    with cpu_seconds_at_most(20):
+        r = evaluate_link(LinkSpec(channel=_twinax(length_m), lane_rate_bps=rate_bps))
     assert not r.passes and any("closed" in x for x in r.reasons)
     assert r.segments[0].com_db < -10 and r.usable_bandwidth_bps == 0.0
 

@@ -69,15 +69,32 @@ def test_rollup_on_two_cores_gives_the_same_report():
 
 @linux
 def test_fork_call_runs_beside_this_process():
+    """The first call waits for a byte that only the second call writes: they can only both
+    finish if the second starts while the first runs (no clock involved; a sequential
+    fork_call would leave the first waiting until its 120 s safety timeout)."""
+    import select
+
     k = 3
-    t = time.perf_counter()
-    a = _procs.fork_call(lambda: (_slow_pid(k), os.getpid()))  # a closure: forked, not pickled
-    b = _procs.fork_call(lambda: _slow_pid(k + 1))
-    (sq, _), pid_a = a.result()
-    assert sq == 9 and b.result()[0] == 16
+    r, w = os.pipe()
+
+    def first():
+        ready, _, _ = select.select([r], [], [], 120)
+        return (_slow_pid(k), os.getpid(), bool(ready) and os.read(r, 1) == b"x")
+
+    def second():
+        os.write(w, b"x")
+        return _slow_pid(k + 1)
+
+    try:
+        a = _procs.fork_call(first)  # closures: forked, not pickled
+        b = _procs.fork_call(second)
+        (sq, _), pid_a, saw_second = a.result()
+        assert sq == 9 and b.result()[0] == 16
+    finally:
+        os.close(r)
+        os.close(w)
     assert pid_a != os.getpid()
-    if _procs.cores() >= 2:
-        assert time.perf_counter() - t < 0.55  # the two 0.3 s calls overlapped
+    assert saw_second  # the two calls ran at the same time
 
 
 @linux

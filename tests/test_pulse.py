@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pytest
@@ -160,14 +159,13 @@ def test_tdr_shows_the_connector_impedance():
     assert np.interp(0.2e-9, step.time_s, z) == pytest.approx(100, abs=2)
 
 
-def test_real_file_load_and_pulse_under_a_second():
+def test_real_file_load_and_pulse():
+    """The 14 in backplane to its pulse response (its speed, about 0.15 s, is measured in
+    benchmarks/bench_channels.py)."""
     path = shared_file("ieee802.3ck/DPO_14in_Meg7_THRU.s4p")
-    t0 = time.perf_counter()
     ch = channels.load(path)
     pr = ch.pulse_response(106.25e9, 32)
-    elapsed = time.perf_counter() - t0
     assert pr.main_cursor > 0.05
-    assert elapsed < 2.0  # about 0.15 s here; generous for a loaded CI machine
 
 
 def test_mueller_muller_points_sit_where_their_residual_is_exactly_zero():

@@ -32,7 +32,8 @@ validate them (:mod:`phy.cli.reference`).
 Exit status (:data:`EXIT_CODES`): 0 done (for ``link``: the link passes); 1 ``link``'s
 link fails its target (the report is still printed); 2 bad input: an argument, a file, a
 key or value, or a check of the whole (a model that does not fit in memory), found before
-any work, with one line on stderr; 130 interrupted (Ctrl-C; a sweep's finished points are
+any work, with one line on stderr; 3 a file could not be read or written while working
+(disk full, permission, a folder removed), one line naming it; 130 interrupted (Ctrl-C; a sweep's finished points are
 kept); 141 stdout closed early (``linkmodel library --json | head``), ended quietly as a
 shell's SIGPIPE would.
 """
@@ -44,6 +45,7 @@ import os
 import sys
 
 from channels import ChannelError
+from fec import FecError
 
 from ..errors import ConfigError
 from . import com, rack
@@ -60,6 +62,8 @@ EXIT_CODES = {
     1: "link: the link fails its target (the report is still printed)",
     2: "bad input, found before any work: an argument, a file, a key or value, or a check of the whole "
        "(a model that does not fit in memory); one line on stderr",
+    3: "a file could not be read or written while working (disk full, permission, a folder gone); one "
+       "line on stderr naming the file; a sweep's finished points are kept",
     130: "interrupted (Ctrl-C); a sweep's finished points are kept",
     141: "stdout closed early (| head): ended quietly, as a shell's SIGPIPE would",
 }
@@ -180,16 +184,30 @@ def _cmd_warmup(args) -> int:
     return 0
 
 
+def _one_line(text: str) -> str:
+    """``text`` safe to print as one line: control characters (a newline, an escape sequence
+    in a file name) shown escaped, as ``repr`` would, and every other character as it is."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
+
+
+def _io_error(exc: OSError) -> str:
+    what = exc.strerror or str(exc)
+    names = [n for n in (exc.filename, exc.filename2) if n is not None]
+    return f"{what}: {' -> '.join(os.fsdecode(n) for n in names)}" if names else what
+
+
 def main(argv=None) -> int:
     """Entry point of the ``linkmodel`` console script: the command's status, 2 with one
-    line on stderr for bad input, 130 on Ctrl-C, 141 when stdout is closed early."""
+    line on stderr for bad input, 3 with one line naming the file when a file could not be
+    read or written, 130 on Ctrl-C, 141 when stdout is closed early. Every error line has its
+    control characters escaped (a file name cannot move the terminal's cursor)."""
     args = build_parser().parse_args(argv)
     try:
         code = args.func(args)
         sys.stdout.flush()  # a closed pipe shows here, not at exit as "Exception ignored ..."
         return code
-    except (ChannelError, ConfigError) as exc:
-        print(f"linkmodel: error: {exc}", file=sys.stderr)
+    except (ChannelError, ConfigError, FecError) as exc:
+        print(f"linkmodel: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # The reader left (``| head``): nothing more to say. Point stdout at /dev/null so
@@ -199,6 +217,9 @@ def main(argv=None) -> int:
         except (OSError, ValueError):
             pass
         return 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader left
+    except OSError as exc:  # after BrokenPipeError, which is one
+        print(f"linkmodel: error: could not read or write a file: {_one_line(_io_error(exc))}", file=sys.stderr)
+        return 3
     except KeyboardInterrupt:
         print("linkmodel: interrupted", file=sys.stderr)
         return 130
