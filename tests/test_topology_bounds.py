@@ -73,9 +73,9 @@ def test_counts_given_as_floats_are_refused():
 
 
 def test_the_limit_holds_before_allocating(monkeypatch):
-    """With the limit at 1 MiB, domains the old code built (tens of MB) are refused with
-    almost nothing allocated."""
-    monkeypatch.setattr(fabric, "MAX_TOPOLOGY_BYTES", 2**20)
+    """With the limit 1 MiB above the fixed part, domains the old code built (tens of MB)
+    are refused with almost nothing allocated."""
+    monkeypatch.setattr(fabric, "MAX_TOPOLOGY_BYTES", fabric.BYTES_FIXED + 2**20)
     for build in (lambda: tp.scale_out(5_000), lambda: tp.two_tier(4), lambda: tp.single_tier(1024),
                   lambda: tp.nvl36x2(asic=tp.SwitchAsic("wide", 20_036, 800e9, 200e-9, 0.0))):
         tracemalloc.start()
@@ -89,7 +89,7 @@ def test_the_limit_holds_before_allocating(monkeypatch):
 
 
 def test_the_memory_estimate_covers_a_build_and_its_roll_up(fixed):
-    """The refusals' estimate (BYTES_PER_LINK, BYTES_PER_NODE) is at least what building
+    """The refusals' estimate (:func:`estimate_bytes`) is at least what building
     and rolling up costs, measured, so an accepted domain stays within the limit."""
     cu, op = fixed
     for build in (lambda: tp.scale_out(20_000, op), lambda: tp.two_tier(12, cu, op)):
@@ -101,7 +101,7 @@ def test_the_memory_estimate_covers_a_build_and_its_roll_up(fixed):
         finally:
             tracemalloc.stop()
         assert topo.n_links > 30_000
-        assert peak < topo.n_links * fabric.BYTES_PER_LINK + topo.n_nodes * fabric.BYTES_PER_NODE
+        assert peak < fabric.estimate_bytes(topo.n_links, topo.n_nodes)
 
 
 def test_a_topology_with_too_many_nodes_or_racks_is_refused():
