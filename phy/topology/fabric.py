@@ -25,8 +25,8 @@ from .._validate import integer
 from ..errors import ConfigError
 from .parts import Accelerator, LinkClass, SwitchAsic
 
-__all__ = ["BYTES_FIXED", "BYTES_PER_LINK", "BYTES_PER_NODE", "MAX_TOPOLOGY_BYTES", "RACK_UNIT_M", "SwitchTier", "Topology",
-           "check_size", "estimate_bytes"]
+__all__ = ["BYTES_FIXED", "BYTES_PER_LINK", "BYTES_PER_NODE", "MAX_TOPOLOGY_BYTES", "RACK_UNIT_M", "SwitchTier",
+           "Topology", "check_size", "estimate_bytes"]
 
 RACK_UNIT_M = 0.04445  # EIA-310
 
