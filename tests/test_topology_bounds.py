@@ -277,3 +277,31 @@ def test_a_rack_file_is_checked_whole_before_any_link_is_evaluated(text, err, no
     msg = capsys.readouterr().err
     assert msg.count("\n") == 1 and "r.toml" in msg
     assert re.search(err, msg), msg
+
+
+# ----------------------------------------------------------------------------- latency
+def test_simulated_waits_are_bounded():
+    from phy.latency import queueing
+
+    with pytest.raises(ConfigError, match="from 10 to 20000000"):
+        queueing.simulate_md1(0.5, 1e-9, queueing.MAX_SIMULATED_WAITS + 1)
+
+
+def test_a_flit_error_ratio_near_one_keeps_its_replay_distribution_bounded(monkeypatch):
+    """Replays of a link whose flits nearly all fail: millions of possible retries, put on
+    at most _MAX_GRID points (memory bounded) with the quantiles kept."""
+    from scipy import stats
+
+    stack = importlib.import_module("phy.latency.stack")
+    monkeypatch.setattr(stack, "_MAX_GRID", 2**12)
+    f, t = 1 - 1e-5, 1e-9                        # about 3 million replays at the 1e-13 tail
+    mean = f / (1 - f) * t
+    tracemalloc.start()
+    try:
+        q = stack._quantiles({"link": {"replay": mean}}, [("replay", f, 1, t)])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 2**20                      # 3 million points would take 24 MB each
+    for name, p in stack.QUANTILES.items():
+        assert q[name] == pytest.approx(stats.nbinom.ppf(p, 1, 1 - f) * t, rel=0.02)
