@@ -73,7 +73,7 @@ def main() -> None:
             ("60 kW racks of 36", dm.Layout(accelerators_per_rack=36, rack_power_w=60e3), cands),
             ("60 kW racks of 72", dm.Layout(rack_power_w=60e3), cands)):
         best, ps = dm.largest_domain(lay, cs, sizes=(36, 72, 144, 288, 576) if lay.accelerators_per_rack == 36
-                                     else (72, 144, 288, 576))
+                                     else (72, 144, 288, 576), every=True)
         stop = next((p for p in ps if not p.closes), None)
         print(f"  {label}: largest {best.n_accelerators if best else 'none'}"
               + (f"; {stop.n_accelerators} stops on {stop.binding}: {stop.reasons[0]}" if stop else ""))

@@ -21,7 +21,8 @@ Subcommands (``linkmodel SUBCOMMAND --help`` for each):
   naming the slowest; ``--dry-run`` (the points, their groups and a measured time
   estimate, nothing written); ``--export FILE.csv|FILE.parquet`` (``--no-run``: the
   store as it is).
-* ``rack SPEC.toml``: a topology roll-up (:mod:`phy.topology`) and its exports.
+* ``rack [SPEC.toml]``: a topology roll-up (:mod:`phy.topology`) and its exports; with no
+  file, the defaults (the demo's NVL72 rack).
 * ``warmup [GROUP ...]``: compile the Numba kernels not yet cached, one group per core
   (:mod:`phy.warmup`); ``demo`` does this first on a cold cache.
 
@@ -151,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("rack", help="roll up a rack or domain from a TOML file",
                        description="Topology roll-up: [rack] builder, [link] copper, [uplink] optics, [decode], "
                                    "[domain] (docs/toml_reference.md).")
-    r.add_argument("spec", help="TOML file")
+    r.add_argument("spec", nargs="?", help="TOML file (default: every key at its default, the demo's NVL72 rack)")
     r.add_argument("--export", metavar="DIR", help="write ASTRA-sim, Calculon, GenZ, LLMCompass, ns-3 and JSON files")
     r.add_argument("--json", action="store_true", help="print JSON instead of text")
     r.set_defaults(func=_cmd_rack)

@@ -1,6 +1,8 @@
 """``linkmodel rack``: a topology from a TOML rack file (its keys, their defaults and
-units in :data:`RACK_SCHEMA`, rendered in ``docs/toml_reference.md``), its roll-up,
-decode over it and the system simulators' files."""
+units in :data:`RACK_SCHEMA`, rendered in ``docs/toml_reference.md``; with no file, every
+key at its default: the NVL72 rack the demo rolls up), its roll-up, decode over it and
+the system simulators' files. The whole file is checked (:func:`check_rack`) before any
+link is evaluated."""
 
 from __future__ import annotations
 
@@ -62,6 +64,11 @@ RACK_SCHEMA = {
     "domain.rack_pitch_m": (float, 0.6, "rack pitch in a row (m)"),
     "domain.overhead_m": (float, 4.0, "a cable between racks runs this much up, along and down (m)"),
 }
+#: Ranges of keys narrower than "> 0" (inclusive), checked with the file's line: the
+#: limits of :class:`phy.topology.Layout`, :class:`phy.LinkSpec` and the link classes.
+RACK_LIMITS = {"link.lanes": (1, 1024), "link.awg": (18, 40), "uplink.lanes": (1, 1024),
+               "domain.max_tiers": (1, 2), "domain.accelerators_per_rack": (1, 4096),
+               "domain.links_per_accelerator": (1, 256), "domain.sizes": (1, 8192)}
 #: Input spellings taken for a key (the outputs spell "equalisation").
 RACK_SPELLINGS = {"link.equalisation": "link.equalization"}
 _RACK = RACK_SCHEMA  # the old name
@@ -114,6 +121,11 @@ def _rack_spec(path) -> dict:
                 ok, want = _fits(v, kind), _want(kind)
             if not ok:
                 raise ConfigError(f"{_where(path, text, sec, k)} must be {want}, got {v!r}")
+            if full in RACK_LIMITS:
+                lo, hi = RACK_LIMITS[full]
+                if not all(lo <= x <= hi for x in (v if isinstance(v, list) else [v])):
+                    raise ConfigError(f"{_where(path, text, sec, k)} must be from {lo:g} to {hi:g}"
+                                      f"{' each' if isinstance(v, list) else ''}, got {v!r}")
             out[full] = v
     return out
 
@@ -148,20 +160,60 @@ def run_domain(cfg: dict) -> tuple:
     classes equalised as ``link.equalization`` says."""
     from .. import topology as tp
 
+    lay, cands, sizes = _domain_inputs(cfg)
+    return tp.largest_domain(lay, cands, sizes=sizes, objective=cfg["domain.objective"],
+                             every=cfg["domain.search"] == "sizes")
+
+
+def _domain_inputs(cfg: dict, where: str = "rack file") -> tuple:
+    """The ``[domain]`` section's layout, candidate classes and sizes (None: whole racks),
+    checked as a whole, none of the classes evaluated yet."""
+    from .. import topology as tp
+
     rate = float(cfg["link.lane_rate_gbps"]) * 1e9
     fec = None if cfg["link.fec"] == "none" else cfg["link.fec"]
     host = None if cfg["link.host"] == "none" else cfg["link.host"]
     kinds = list(dict.fromkeys(cfg["domain.classes"]))
-    cands = tuple(c for c in tp.default_candidates(int(cfg["link.lanes"]), rate, fec, serdes=_serdes(cfg), host=host)
-                  if c.kind in kinds)
-    lay = tp.Layout(accelerators_per_rack=int(cfg["domain.accelerators_per_rack"]),
-                    links_per_accelerator=int(cfg["domain.links_per_accelerator"]),
-                    rack_pitch_m=float(cfg["domain.rack_pitch_m"]), overhead_m=float(cfg["domain.overhead_m"]),
-                    rack_power_w=float(cfg["domain.rack_power_kw"]) * 1e3, max_tiers=int(cfg["domain.max_tiers"]),
-                    max_cables_per_rack=cfg["domain.max_cables_per_rack"],
-                    max_copper_kg_per_rack=cfg["domain.max_copper_kg_per_rack"])
-    sizes = None if cfg["domain.search"] == "largest" else cfg["domain.sizes"]
-    return tp.largest_domain(lay, cands, sizes=sizes, objective=cfg["domain.objective"])
+    try:
+        cands = tuple(c for c in tp.default_candidates(int(cfg["link.lanes"]), rate, fec, serdes=_serdes(cfg),
+                                                       host=host) if c.kind in kinds)
+        lay = tp.Layout(accelerators_per_rack=int(cfg["domain.accelerators_per_rack"]),
+                        links_per_accelerator=int(cfg["domain.links_per_accelerator"]),
+                        rack_pitch_m=float(cfg["domain.rack_pitch_m"]), overhead_m=float(cfg["domain.overhead_m"]),
+                        rack_power_w=float(cfg["domain.rack_power_kw"]) * 1e3,
+                        max_tiers=int(cfg["domain.max_tiers"]),
+                        max_cables_per_rack=cfg["domain.max_cables_per_rack"],
+                        max_copper_kg_per_rack=cfg["domain.max_copper_kg_per_rack"])
+    except ConfigError as e:
+        raise ConfigError(f"{where}: [domain] {e}") from None
+    return lay, cands, None if cfg["domain.search"] == "largest" else cfg["domain.sizes"]
+
+
+def check_rack(cfg: dict, where: str = "rack file"):
+    """Check a rack file's settings as a whole before any work, and return its topology
+    (built, bounded by :data:`phy.topology.fabric.MAX_TOPOLOGY_BYTES`, no link evaluated):
+    the builder's counts, each link class's spec at its shortest length (lanes, rate, FEC),
+    the ``[decode]`` model's fit (:func:`check_fits`) and, with a ``[domain]`` search, its
+    layout and every size (:func:`phy.topology.domain.search_sizes`).
+    :class:`phy.ConfigError` naming ``where`` and the section otherwise."""
+    from ..topology.domain import search_sizes
+
+    try:
+        topo = build_topology(cfg)
+        for c, cls in enumerate(topo.classes):
+            sel = topo.link_class == c
+            if cls.spec is not None and sel.any():
+                cls.spec(cls.bucket(float(topo.length_m[sel].min())))  # a LinkSpec checks itself
+    except ConfigError as e:
+        raise ConfigError(f"{where}: [rack] builder = {cfg['rack.builder']!r}: {e}") from None
+    check_fits(cfg, topo, where)
+    if cfg["domain.search"] != "none":
+        lay, _cands, sizes = _domain_inputs(cfg, where)
+        try:
+            search_sizes(lay, sizes, every=cfg["domain.search"] == "sizes")
+        except ConfigError as e:
+            raise ConfigError(f"{where}: [domain] {e}") from None
+    return topo
 
 
 def domain_table(plans: list) -> str:
@@ -314,8 +366,13 @@ def decode_line(cfg: dict, r, dec: dict) -> str:
 
 
 def _cmd_rack(args) -> int:
-    cfg = _rack_spec(args.spec)
-    topo, r, dec = run_rack(cfg, str(args.spec))
+    """``linkmodel rack [SPEC.toml]``: with no file, every key at its default
+    (:func:`rack_defaults`, the demo's NVL72)."""
+    spec = getattr(args, "spec", None)
+    cfg = rack_defaults() if spec is None else _rack_spec(spec)
+    where = "rack defaults" if spec is None else str(spec)
+    check_rack(cfg, where)
+    topo, r, dec = run_rack(cfg, where)
     if args.export:
         _write_exports(Path(args.export), topo, r)
     best, plans = run_domain(cfg) if cfg["domain.search"] != "none" else (None, [])

@@ -109,15 +109,20 @@ def _decay_rate(rho: float) -> float:
     return max(y, 1e-12)
 
 
+#: The most waits :func:`simulate_md1` draws: its four arrays of ``1.1 n`` floats take about
+#: 35 bytes a wait, so 2 x 10^7 is about 0.7 GB (10^9, the old bound, was about 35 GB).
+MAX_SIMULATED_WAITS = 20_000_000
+
+
 def simulate_md1(utilisation: float, service_s: float, n: int = 1_000_000, *, seed_=None) -> np.ndarray:
-    """``n`` successive waits of an M/D/1 queue by Lindley's recursion (s), the first
-    ``n // 10`` discarded as warm-up. ``W_n = S_n - min(0, min_{k<=n} S_k)`` for the
+    """``n`` (at most :data:`MAX_SIMULATED_WAITS`) successive waits of an M/D/1 queue by
+    Lindley's recursion (s), the first ``n // 10`` discarded as warm-up. ``W_n = S_n - min(0, min_{k<=n} S_k)`` for the
     random walk ``S`` of ``D - A``: one cumulative sum and a running minimum."""
     rho = number(utilisation, "utilisation", nonneg=True)
     if rho >= 1:
         raise ConfigError(f"utilisation must be below 1 for a stable queue, got {rho:g}")
     D = number(service_s, "service_s", positive=True)
-    n = integer(n, "n", 10, 10**9)
+    n = integer(n, "n", 10, MAX_SIMULATED_WAITS)
     rng = np.random.default_rng(seed(seed_, "seed") if seed_ is not None else None)
     warm = n // 10
     if rho == 0:

@@ -251,8 +251,12 @@ def _quantiles(layers: dict, dists: list) -> dict:
         else:
             _, f, flits, t = d
             kmax = int(stats.nbinom.ppf(1 - 1e-13, flits, 1 - f)) + 1
-            k = np.arange(kmax + 1)
-            comps.append((k * t, stats.nbinom.pmf(k, flits, 1 - f)))
+            if kmax < _MAX_GRID:
+                k = np.arange(kmax + 1)
+                comps.append((k * t, stats.nbinom.pmf(k, flits, 1 - f)))
+            else:  # a flit error ratio near 1: the mass of each of _MAX_GRID spans at its top (bounded memory)
+                edges = np.unique(np.rint(np.linspace(-1, kmax, _MAX_GRID + 1)).astype(np.int64))
+                comps.append((edges[1:] * t, np.diff(stats.nbinom.cdf(edges, flits, 1 - f))))
         span += comps[-1][0][-1]
     g = max(min(grids), span / _MAX_GRID, 1e-15)
     pmf = np.ones(1)

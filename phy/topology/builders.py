@@ -1,6 +1,12 @@
 """Topology builders: an NVL72-class rack, two NVL36 racks joined, a two-tier optical
 domain, a UALink-style single-tier pod, a scale-out fat tree; each a :class:`Topology`
-whose cable lengths follow the rack geometry of :mod:`phy.topology.fabric`."""
+whose cable lengths follow the rack geometry of :mod:`phy.topology.fabric`.
+
+Every builder counts its links and nodes in closed form first and refuses a domain that
+would take more than :data:`phy.topology.fabric.MAX_TOPOLOGY_BYTES` (2 GiB, about two
+million links) to build and roll up, before allocating anything
+(:func:`phy.topology.fabric.check_size`): ``scale_out(10**9)`` is refused in
+microseconds, not after 10 GB."""
 
 from __future__ import annotations
 
@@ -10,7 +16,7 @@ import numpy as np
 
 from .._validate import integer, number
 from ..errors import ConfigError
-from .fabric import RACK_UNIT_M, SwitchTier, Topology
+from .fabric import RACK_UNIT_M, SwitchTier, Topology, check_size
 from .parts import SWITCH_J_PER_BIT, Accelerator, LinkClass, SwitchAsic
 
 __all__ = ["hgx8", "nvl36x2", "nvl72", "scale_out", "single_tier", "two_tier"]
@@ -56,13 +62,19 @@ def nvl72(link_class: LinkClass | None = None, *, accelerator: Accelerator | Non
     integer(asics_per_switch_tray, "asics_per_switch_tray", 1)
     integer(links_per_gpu, "links_per_gpu", 1)
     run = number(tray_run_m, "tray_run_m", nonneg=True)
+    n = order.count("C") * gpus_per_tray
+    n_asic = order.count("S") * asics_per_switch_tray
+    if n < 1:
+        raise ConfigError(f"tray_order needs at least one compute tray 'C', got {tray_order!r}")
+    if links_per_gpu > n_asic:
+        raise ConfigError(f"{links_per_gpu} links per GPU need as many switch ASICs; the rack has {n_asic}")
+    check_size(name, n * links_per_gpu, n + n_asic + len(order))
+    if n > sw.radix:  # every ASIC has a port per GPU
+        raise ConfigError(f"more links than switch ports: {n} GPUs need {n} ports on each switch ASIC, "
+                          f"the {sw.name} has {sw.radix}")
     y = np.arange(len(order)) * RACK_UNIT_M
     yc = y[[i for i, t in enumerate(order) if t == "C"]]
     ys = y[[i for i, t in enumerate(order) if t == "S"]]
-    n = yc.size * gpus_per_tray
-    n_asic = ys.size * asics_per_switch_tray
-    if links_per_gpu > n_asic:
-        raise ConfigError(f"{links_per_gpu} links per GPU need as many switch ASICs; the rack has {n_asic}")
     g = np.repeat(np.arange(n), links_per_gpu)
     a = np.tile(np.arange(links_per_gpu), n)
     length = np.abs(yc[g // gpus_per_tray] - ys[a // asics_per_switch_tray]) + 2 * run
@@ -93,6 +105,7 @@ def hgx8(link_class: LinkClass | None = None, *, accelerator: Accelerator | None
     lpg = integer(links_per_gpu, "links_per_gpu", 1)
     L = number(trace_m, "trace_m", positive=True)
     n = 8
+    check_size(name, n * lpg, n + k)
     if math.ceil(lpg / k) * n > sw.radix:
         raise ConfigError(f"{lpg} links per GPU over {k} switches need {math.ceil(lpg / k) * n} ports per "
                           f"switch; the {sw.name} has {sw.radix}")
@@ -127,6 +140,7 @@ def nvl36x2(link_class: LinkClass | None = None, cross_class: LinkClass | None =
     a = np.concatenate([a0, a0 + na])
     L0 = np.concatenate([one.length_m, one.length_m])
     per = one.tiers[0].asic.radix - 36
+    check_size("nvl36x2", 2 * one.n_links + na * per, n + 2 * na)
     cross_len = number(rack_pitch_m, "rack_pitch_m", positive=True) + number(overhead_m, "overhead_m", nonneg=True)
     ca = np.repeat(np.arange(na), per)
     blocks = [(g, n + a, L0, np.zeros(g.size), np.zeros(g.size)),
@@ -166,6 +180,8 @@ def two_tier(n_racks: int = 8, link_class: LinkClass | None = None, uplink_class
     n_l1 = nr * l1_per_rack
     uplinks = n_l1 * up
     n_l2 = math.ceil(uplinks / sw.radix)
+    spine_racks = max(1, math.ceil(n_l2 * 1 / 18))  # 18 ASICs per rack (9 trays of 2)
+    check_size(name or "two_tier", n * lpg + uplinks, n + n_l1 + n_l2 + nr + spine_racks)
     run = number(tray_run_m, "tray_run_m", nonneg=True)
     pitch = number(rack_pitch_m, "rack_pitch_m", positive=True)
     over = number(overhead_m, "overhead_m", nonneg=True)
@@ -182,7 +198,6 @@ def two_tier(n_racks: int = 8, link_class: LinkClass | None = None, uplink_class
     # level 1: every L1 ASIC's up ports spread over the L2 ASICs
     s1 = np.repeat(np.arange(n_l1), up)
     s2 = np.arange(uplinks) % n_l2
-    spine_racks = max(1, math.ceil(n_l2 * 1 / 18))  # 18 ASICs per rack (9 trays of 2)
     x = _row_x(nr + spine_racks, pitch)
     mid = nr // 2
     x_gpu_rack = np.concatenate([x[:mid], x[mid + spine_racks:]])
@@ -216,9 +231,10 @@ def single_tier(n_accelerators: int, link_class: LinkClass | None = None, *, acc
     if n > sw.radix:
         raise ConfigError(f"more links than switch ports: {n} accelerators need {n} ports on each switch, "
                           f"the {sw.name} has {sw.radix}")
+    racks = math.ceil(n / apr)
+    check_size(name or "single_tier", n * k, n + k + racks)
     lc = link_class or scale_up_copper()
     acc = accelerator or Accelerator.gb200()
-    racks = math.ceil(n / apr)
     x = _row_x(racks + 1, number(rack_pitch_m, "rack_pitch_m", positive=True))
     mid = racks // 2
     x_acc = np.concatenate([x[:mid], x[mid + 1:]])
@@ -248,9 +264,17 @@ def scale_out(n_accelerators: int, link_class: LinkClass | None = None, *, accel
     half = sw.radix // 2
     ends = n * k
     leaves = math.ceil(ends / half)
+    racks = math.ceil(n / apr)
+    if leaves <= 1:
+        links, above = ends, 0
+    elif leaves <= sw.radix:
+        links, above = ends + leaves * half, half
+    else:
+        aggs = math.ceil(leaves / half) * half
+        links, above = ends + leaves * half + aggs * half, aggs + math.ceil(aggs * half / sw.radix)
+    check_size(name or "scale_out", links, n + leaves + above + racks)
     pitch = number(rack_pitch_m, "rack_pitch_m", positive=True)
     over = number(overhead_m, "overhead_m", nonneg=True)
-    racks = math.ceil(n / apr)
     x = _row_x(racks, pitch)
     g = np.repeat(np.arange(n), k)
     leaf = np.arange(ends) // half

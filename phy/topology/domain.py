@@ -12,6 +12,7 @@ and nanoseconds each step costs.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import asdict, dataclass, field, replace
 
@@ -22,17 +23,21 @@ from ..errors import ConfigError
 from .builders import nvl72, single_tier, two_tier
 from .fabric import Topology
 from .parts import Accelerator, LinkClass, SwitchAsic
-from .rollup import TopologyReport, rollup
+from .rollup import MAX_EVALUATIONS, TopologyReport, rollup
 
 __all__ = ["CONSTRAINTS", "DomainPlan", "Layout", "choose_classes", "copper_kg_per_pair_m", "default_candidates",
-           "domain_steps", "largest_domain", "plan_domain"]
+           "domain_steps", "largest_domain", "plan_domain", "search_sizes"]
 
 #: What can stop a domain from growing, in the order the report lists them.
 CONSTRAINTS = ("reach", "switch_radix", "rack_power", "cables", "copper_mass")
 #: Copper's density (kg/m^3).
 COPPER_DENSITY = 8960.0
-#: Largest domain :func:`largest_domain` considers (a bound on its cost).
+#: Largest domain :func:`plan_domain` builds and :func:`largest_domain` considers (a bound on
+#: the cost of one plan: a 8,192-GPU two-tier domain has about 300,000 links).
 MAX_SEARCH_ACCELERATORS = 8192
+#: The most sizes :func:`largest_domain` may plan in one call (a bound on its cost: each
+#: plan is a roll-up, a second or less once the candidates' lengths are evaluated).
+MAX_PLANS = 64
 
 
 def copper_kg_per_pair_m(awg: float) -> float:
@@ -128,7 +133,26 @@ def default_candidates(lanes: int = 2, lane_rate_bps: float = 212.5e9, fec="KP4"
     pluggable optics, all ``lanes`` x ``lane_rate_bps`` with KP4 and the link layer; the
     copper ones with the sweeps' preset equalisation (``serdes``, default the 802.3dj KR
     receiver's structure, :func:`phy.sweep.point._preset_serdes`) so that a plan costs
-    seconds."""
+    seconds.
+
+    Without ``serdes`` the same arguments give the same classes (the last eight kept), so
+    that plans made one after another share their link evaluations (each class caches its
+    reports by length): the default candidates' in-rack lengths cost tens of seconds once,
+    not once per plan."""
+    if serdes is None:
+        try:
+            return _default_candidates(lanes, lane_rate_bps, fec, host)
+        except TypeError:  # an unhashable argument: let the checks below name it
+            pass
+    return _make_candidates(lanes, lane_rate_bps, fec, serdes, host)
+
+
+@functools.lru_cache(maxsize=8)
+def _default_candidates(lanes, lane_rate_bps, fec, host) -> tuple:
+    return _make_candidates(lanes, lane_rate_bps, fec, None, host)
+
+
+def _make_candidates(lanes, lane_rate_bps, fec, serdes, host) -> tuple:
     from ..link import Retry
     from ..sweep.point import _preset_serdes
 
@@ -152,7 +176,9 @@ def choose_classes(lengths_m: np.ndarray, candidates: tuple, objective: str = "p
     other figure; a length no candidate closes gets the candidate with the best margin
     and is reported. Each candidate is evaluated once per length bucket, and a candidate
     that fails at a length is taken to fail at every longer one (loss grows with length),
-    which bounds the cost. Returns (index per length, one :class:`_Choice` per distinct
+    which bounds the cost: at most :data:`phy.topology.rollup.MAX_EVALUATIONS` evaluations
+    not already cached, else :class:`phy.ConfigError` (coarsen the candidates'
+    ``resolution_m``). Returns (index per length, one :class:`_Choice` per distinct
     length)."""
     if objective not in ("power", "latency"):
         raise ConfigError(f"objective must be 'power' or 'latency', got {objective!r}")
@@ -164,12 +190,18 @@ def choose_classes(lengths_m: np.ndarray, candidates: tuple, objective: str = "p
     uniq, inv = np.unique(keys, return_inverse=True)
     failed_at = [math.inf] * len(candidates)
     choices = []
+    fresh = 0
     for u in uniq:
         opts = []
         for k, c in enumerate(candidates):
             if u >= failed_at[k]:
                 opts.append([c.name, False, math.inf, math.inf, None])
                 continue
+            if c.fixed is None and c.bucket(float(u)) not in c._cache:
+                fresh += 1
+                if fresh > MAX_EVALUATIONS:
+                    raise ConfigError(f"choosing classes for {uniq.size} distinct lengths needs more than "
+                                      f"{MAX_EVALUATIONS} link evaluations; coarsen the candidates' resolution_m")
             r = c.report(float(u))
             if not r.passes:
                 failed_at[k] = min(failed_at[k], c.bucket(float(u)))
@@ -263,8 +295,7 @@ class DomainPlan:
 def _geometry(n: int, layout: Layout, asic: SwitchAsic, acc: Accelerator, lc: LinkClass) -> tuple[Topology, int]:
     """The domain's nodes and cables (every link of class ``lc`` for now) and its tiers."""
     apr, lpa = layout.accelerators_per_rack, layout.links_per_accelerator
-    if n % layout.gpus_per_tray:
-        raise ConfigError(f"{n} accelerators do not fill trays of {layout.gpus_per_tray}")
+    _check_shape(n, layout, asic)
     if n <= apr and n <= asic.radix:
         trays = n // layout.gpus_per_tray
         sw_trays = math.ceil(lpa / 2)
@@ -275,11 +306,19 @@ def _geometry(n: int, layout: Layout, asic: SwitchAsic, acc: Accelerator, lc: Li
     if n <= asic.radix:  # one tier over a row: the switches in a rack in the middle
         return single_tier(n, lc, accelerator=acc, asic=asic, links_per_accel=lpa, accels_per_rack=apr,
                            rack_pitch_m=layout.rack_pitch_m, overhead_m=layout.overhead_m, name=f"domain_{n}"), 1
-    if n % apr:
-        raise ConfigError(f"a two-tier domain fills whole racks: {n} is not a multiple of {apr} per rack")
     return two_tier(n // apr, lc, lc, accelerator=acc, asic=asic, gpus_per_rack=apr, links_per_gpu=lpa,
                     oversubscription=layout.oversubscription, rack_pitch_m=layout.rack_pitch_m,
                     overhead_m=layout.overhead_m, tray_run_m=layout.tray_run_m, name=f"domain_{n}"), 2
+
+
+def _check_shape(n: int, layout: Layout, asic: SwitchAsic) -> None:
+    """:class:`phy.ConfigError` when :func:`_geometry` cannot lay ``n`` accelerators out
+    (checked for every size before any is planned)."""
+    if n % layout.gpus_per_tray:
+        raise ConfigError(f"{n} accelerators do not fill trays of {layout.gpus_per_tray}")
+    if n > asic.radix and n % layout.accelerators_per_rack:
+        raise ConfigError(f"a two-tier domain fills whole racks: {n} is not a multiple of "
+                          f"{layout.accelerators_per_rack} per rack")
 
 
 def _per_rack(topo: Topology, per_link: np.ndarray) -> np.ndarray:
@@ -361,26 +400,81 @@ def _assess(n: int, topo: Topology, tiers: int, rep: TopologyReport, lay: Layout
                       lat, rep, notes, topo, rel)
 
 
-def largest_domain(layout: Layout | None = None, candidates: tuple | None = None, *, sizes=None,
-                   asic: SwitchAsic | None = None, accelerator: Accelerator | None = None,
-                   objective: str = "power") -> tuple[DomainPlan | None, list]:
-    """The largest domain that closes: every size of ``sizes`` (default: whole racks, one
-    rack at a time, up to what the switch radix allows on two tiers, at most
-    :data:`MAX_SEARCH_ACCELERATORS`; sizes below a rack in whole trays are not tried)
-    planned, the largest that closes returned with all the plans (smallest first). Sizes
-    are tried in full, not stopped at the first failure: a larger size can close where a
-    smaller does not (two tiers where one rack's power binds)."""
-    lay = layout or Layout()
+def search_sizes(layout: Layout, sizes=None, *, asic: SwitchAsic | None = None, every: bool = False) -> list:
+    """The sizes :func:`largest_domain` would plan (smallest first), every one checked
+    (range, whole trays, whole racks past the radix) and their number bounded by
+    :data:`MAX_PLANS`: :class:`phy.ConfigError` otherwise, before any plan (``linkmodel
+    rack`` calls it to check a file's ``[domain]`` before any link is evaluated)."""
+    lay = Layout() if layout is None else layout
+    if not isinstance(lay, Layout):
+        raise ConfigError(f"layout must be a Layout, got {type(lay).__name__}")
     sw = asic or SwitchAsic.nvlink5()
+    if not isinstance(sw, SwitchAsic):
+        raise ConfigError(f"asic must be a SwitchAsic, got {type(sw).__name__}")
+    top = min(lay.max_accelerators(sw), MAX_SEARCH_ACCELERATORS)
     if sizes is None:
-        top = min(lay.max_accelerators(sw, 2), MAX_SEARCH_ACCELERATORS)
-        sizes = range(lay.accelerators_per_rack, top + 1, lay.accelerators_per_rack)
-    ns = sorted({integer(s, "size", 1, MAX_SEARCH_ACCELERATORS) for s in sizes})
+        apr = lay.accelerators_per_rack
+        ns = list(range(apr, max(top, apr) + 1, apr))
+    else:
+        if isinstance(sizes, (str, bytes)) or not hasattr(sizes, "__iter__"):
+            raise ConfigError(f"sizes must be a sequence of accelerator counts, got {sizes!r}")
+        ns = []
+        for k, s in enumerate(sizes):
+            if k >= MAX_SEARCH_ACCELERATORS:
+                raise ConfigError(f"sizes holds more than {MAX_SEARCH_ACCELERATORS} values")
+            ns.append(integer(s, "size", 1, MAX_SEARCH_ACCELERATORS))
+        ns = sorted(set(ns))
     if not ns:
         raise ConfigError("largest_domain needs at least one size")
-    plans = [plan_domain(s, lay, candidates, asic=sw, accelerator=accelerator, objective=objective) for s in ns]
-    ok = [p for p in plans if p.closes]
-    return (ok[-1] if ok else None), plans
+    for n in ns:
+        _check_shape(n, lay, sw)
+    # a size the radix cannot build on max_tiers tiers cannot close; when none can, the
+    # smallest is planned to say why
+    todo = ns if every else ([n for n in ns if n <= top] or ns[:1])
+    if len(todo) > MAX_PLANS:
+        raise ConfigError(f"largest_domain would plan {len(todo)} sizes, more than {MAX_PLANS} (MAX_PLANS); give "
+                          "fewer sizes or larger racks (refused before any plan)")
+    return todo
+
+
+def largest_domain(layout: Layout | None = None, candidates: tuple | None = None, *, sizes=None,
+                   asic: SwitchAsic | None = None, accelerator: Accelerator | None = None,
+                   objective: str = "power", every: bool = False) -> tuple[DomainPlan | None, list]:
+    """The largest domain that closes, with the plans made to find it (smallest first).
+
+    ``sizes`` (default: whole racks, one rack at a time, up to what the switch radix allows
+    on ``layout.max_tiers`` tiers, at most :data:`MAX_SEARCH_ACCELERATORS`; sizes below a
+    rack in whole trays are not tried) are planned from the largest down, and the search
+    stops at the first that closes: the same answer as planning every size (a larger size
+    can close where a smaller does not, two tiers where one rack's power binds, so the
+    sizes are not bisected). A size above :meth:`Layout.max_accelerators` cannot close
+    (``switch_radix`` binds), so it is not planned unless ``every`` (or none is below it:
+    then the smallest is planned, to say why); with ``every`` every
+    size is planned (a table of the trade, as ``linkmodel rack``'s ``search = "sizes"``).
+
+    Bounded cost: every size is checked (range, whole trays and racks) before any is
+    planned, at most :data:`MAX_PLANS` plans are made (more sizes are refused before any
+    work), and the candidates (default :func:`default_candidates`) are made once, so
+    every plan shares their link evaluations. ``largest_domain(Layout(max_tiers=1))``
+    plans one size, 72, where it used to plan 36 and evaluate every candidate 36 times
+    (353 s, 1.9 GB)."""
+    lay = layout or Layout()
+    sw = asic or SwitchAsic.nvlink5()
+    todo = search_sizes(lay, sizes, asic=sw, every=every)
+    if objective not in ("power", "latency"):
+        raise ConfigError(f"objective must be 'power' or 'latency', got {objective!r}")
+    cands = tuple(candidates) if candidates is not None else default_candidates()
+    if not cands or not all(isinstance(c, LinkClass) for c in cands):
+        raise ConfigError("candidates must be one or more LinkClass")
+    plans, best = [], None
+    for n in reversed(todo):
+        p = plan_domain(n, lay, cands, asic=sw, accelerator=accelerator, objective=objective)
+        plans.append(p)
+        if p.closes:
+            best = best or p
+            if not every:
+                break
+    return best, plans[::-1]
 
 
 def domain_steps(plans: list) -> list:

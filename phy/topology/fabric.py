@@ -25,9 +25,51 @@ from .._validate import integer
 from ..errors import ConfigError
 from .parts import Accelerator, LinkClass, SwitchAsic
 
-__all__ = ["RACK_UNIT_M", "SwitchTier", "Topology"]
+__all__ = ["BYTES_FIXED", "BYTES_PER_LINK", "BYTES_PER_NODE", "MAX_TOPOLOGY_BYTES", "RACK_UNIT_M", "SwitchTier",
+           "Topology", "check_size", "estimate_bytes"]
 
 RACK_UNIT_M = 0.04445  # EIA-310
+
+#: Bytes one link costs at the peak of building and rolling up a topology: its five arrays
+#: here (40 B), the builders' temporaries, the roll-up's per-link figures, power terms and
+#: masks. Measured (tracemalloc) 0.2 to 0.6 kB beyond the fixed part on scale-out networks
+#: of 10,000 to 100,000 accelerators; 1 kB leaves a margin.
+BYTES_PER_LINK = 1024
+#: Bytes one node (accelerator, switch ASIC or rack) costs: its port count, rack, power
+#: and bandwidth sums, rounded up.
+BYTES_PER_NODE = 128
+#: Bytes a roll-up takes whatever the size: the latency distributions under load (measured
+#: 24 MB), rounded up.
+BYTES_FIXED = 32 * 2**20
+#: The most memory a topology may take to build and roll up (bytes): 2 GiB, about two
+#: million links (a 10,000-GPU two-tier domain has about 360,000). Every builder counts its
+#: links and nodes in closed form and refuses a larger domain before allocating anything
+#: (:func:`check_size`), so no accepted input runs away.
+MAX_TOPOLOGY_BYTES = 2 * 2**30
+
+
+def estimate_bytes(links: int, nodes: int) -> int:
+    """The memory (bytes) building and rolling up ``links`` links and ``nodes`` nodes takes
+    at most: :data:`BYTES_FIXED` plus :data:`BYTES_PER_LINK` and :data:`BYTES_PER_NODE`
+    each."""
+    return BYTES_FIXED + int(links) * BYTES_PER_LINK + int(nodes) * BYTES_PER_NODE
+
+
+def check_size(what: str, links: int, nodes: int) -> None:
+    """:class:`phy.ConfigError` when ``links`` links and ``nodes`` nodes (counted before any
+    array is made) would take more than :data:`MAX_TOPOLOGY_BYTES` to build and roll up
+    (:func:`estimate_bytes`); ``what`` names the call."""
+    need = estimate_bytes(links, nodes)
+    if need > MAX_TOPOLOGY_BYTES:
+        raise ConfigError(
+            f"{what}: {int(links):,} links and {int(nodes):,} nodes would take about {_gib(need)} to build and roll "
+            f"up, over the {_gib(MAX_TOPOLOGY_BYTES)} limit (phy.topology.fabric.MAX_TOPOLOGY_BYTES, about "
+            f"{(MAX_TOPOLOGY_BYTES - BYTES_FIXED) // BYTES_PER_LINK:,} links); refused before any work")
+
+
+def _gib(b: int) -> str:
+    g = b / 2**30
+    return f"{g:,.0f} GiB" if g >= 10 else f"{g:.2g} GiB"
 
 
 @dataclass(frozen=True)
@@ -54,6 +96,9 @@ class Topology:
     switch; 1, 2: between tiers, or between peer switches). ``paths`` names the routes an
     accelerator's traffic takes, each as (levels of the links crossed, tiers of the
     switches crossed): ``"local"`` (nearest) and ``"remote"`` (farthest).
+
+    A topology larger than :data:`MAX_TOPOLOGY_BYTES` takes to roll up (about two million
+    links) is refused (:func:`check_size`), so a roll-up of any accepted one is bounded.
     """
 
     name: str
@@ -72,10 +117,16 @@ class Topology:
 
     def __post_init__(self):
         n = integer(self.n_accelerators, "n_accelerators", 1)
+        for t in self.tiers:
+            if not isinstance(t, SwitchTier):
+                raise ConfigError(f"Topology tiers must be SwitchTier, got {type(t).__name__}")
         nodes = n + sum(t.count for t in self.tiers)
+        check_size(f"Topology {self.name!r}", np.size(self.src), nodes)
         racks = np.zeros(nodes, dtype=np.int64) if self.rack_of is None else np.asarray(self.rack_of)
-        if racks.shape != (nodes,) or racks.dtype.kind not in "iu" or (racks.size and racks.min() < 0):
-            raise ConfigError(f"Topology.rack_of must give a rack index (>= 0) for each of the {nodes} nodes")
+        if (racks.shape != (nodes,) or racks.dtype.kind not in "iu"
+                or (racks.size and (racks.min() < 0 or racks.max() >= nodes))):
+            raise ConfigError(f"Topology.rack_of must give a rack index from 0 to {nodes - 1} (at most a rack per "
+                              f"node) for each of the {nodes} nodes")
         object.__setattr__(self, "rack_of", racks.astype(np.int64))
         if not isinstance(self.accelerator, Accelerator):
             raise ConfigError("Topology.accelerator must be an Accelerator")

@@ -29,6 +29,12 @@ __all__ = ["UTILISATIONS", "TopologyReport", "collective_time_s", "rollup"]
 
 #: The switch loads the report's tail latencies are given at.
 UTILISATIONS = (0.3, 0.7, 0.9)
+#: The most switch loads one roll-up takes (each costs a loaded one-way stack per route).
+MAX_UTILISATIONS = 64
+#: The most link evaluations (:func:`phy.evaluate_link`, up to seconds each) one roll-up
+#: may need beyond those its classes have cached: a topology whose lengths fall in more
+#: buckets is refused before any is evaluated (coarsen the classes' ``resolution_m``).
+MAX_EVALUATIONS = 256
 
 
 @dataclass(frozen=True)
@@ -180,13 +186,17 @@ def rollup(topo: Topology, *, utilisations=UTILISATIONS, workers: int | None = 1
     """Bandwidth, latency (layer by layer, and at each switch load of ``utilisations``),
     power, cables and failing links of ``topo``.
 
-    Each link class is evaluated once per length bucket; ``workers`` evaluates the buckets
+    Each link class is evaluated once per length bucket (at most :data:`MAX_EVALUATIONS`
+    not yet cached, checked before the first); ``workers`` evaluates the buckets
     in that many forked processes (None: one per core; :func:`phy._procs.fork_map`), with
     the same reports as one process (``linkmodel rack`` and the demo use every core). Keep 1
     inside threads (forking a threaded process can deadlock) and inside sweep workers."""
     if not isinstance(topo, Topology):
         raise ConfigError(f"rollup needs a Topology, got {type(topo).__name__}")
-    loads = tuple(number(u, "utilisation", nonneg=True, hi=0.999) for u in utilisations)
+    loads = tuple(utilisations) if not isinstance(utilisations, (int, float)) else (utilisations,)
+    if len(loads) > MAX_UTILISATIONS:
+        raise ConfigError(f"rollup takes at most {MAX_UTILISATIONS} utilisations, got {len(loads)}")
+    loads = tuple(number(u, "utilisation", nonneg=True, hi=0.999) for u in loads)
     n = topo.n_accelerators
     ev = _Evaluated(topo, workers)
     _check_port_rates(topo, ev.payload)
@@ -248,10 +258,17 @@ class _Evaluated:
             if not sel.size:
                 continue
             ub, inv = np.unique(_buckets(cls, topo.length_m[sel]), return_inverse=True)
-            todo += [(cls, float(length), sel[inv == k]) for k, length in enumerate(ub)]
+            order = np.argsort(inv, kind="stable")  # each bucket's links, in one pass
+            groups = np.split(sel[order], np.cumsum(np.bincount(inv, minlength=ub.size))[:-1])
+            todo += [(cls, float(length), idx) for length, idx in zip(ub, groups)]
         # the buckets not yet evaluated, on several cores (each class keeps its reports)
         pending = list({(id(cls), cls.bucket(length)): (cls, length) for cls, length, _ in todo
                         if cls.fixed is None and cls.bucket(length) not in cls._cache}.values())
+        if len(pending) > MAX_EVALUATIONS:
+            names = sorted({cls.name for cls, _ in pending})
+            raise ConfigError(f"{topo.name}: its cable lengths need {len(pending)} link evaluations "
+                              f"({', '.join(names)}), over the {MAX_EVALUATIONS} a roll-up may run; coarsen the "
+                              "link classes' resolution_m (refused before any evaluation)")
         if workers != 1 and len(pending) > 1:
             for (cls, length), rep in zip(pending, fork_map(lambda job: job[0].report(job[1]), pending, workers)):
                 cls._cache[cls.bucket(length)] = rep
