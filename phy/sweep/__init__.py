@@ -65,7 +65,7 @@ processes, inline, Dask), :mod:`phy.sweep.runner` (:func:`run_sweep`) and
 :mod:`phy.sweep.plan` (:func:`plan_sweep`, the dry run).
 """
 
-from . import plan
+from . import plan, records
 from .plan import SweepPlan, plan_sweep
 from .point import evaluate_point, link_spec
 from .runner import SweepResult, run_sweep
@@ -82,6 +82,7 @@ from .spec import (
     point_key,
     points,
 )
+from .records import StoreWarning
 from .store import export, export_format, load, read_records
 
 __all__ = [
@@ -90,6 +91,7 @@ __all__ = [
     "SPELLINGS",
     "SweepPlan",
     "SweepResult",
+    "StoreWarning",
     "SweepSpec",
     "count_points",
     "evaluate_point",
@@ -106,5 +108,6 @@ __all__ = [
     "point_key",
     "points",
     "read_records",
+    "records",
     "run_sweep",
 ]
