@@ -82,10 +82,11 @@ def _site_hook() -> None:
     and that the isolated interpreter's start did not find (it looked before the path was
     set), as a plain ``python`` started with that ``PYTHONPATH`` would: coverage and
     profilers hook subprocesses this way. One already run at start is not run again."""
+    import importlib
     import importlib.util
 
     if "sitecustomize" not in sys.modules and importlib.util.find_spec("sitecustomize") is not None:
-        import sitecustomize  # noqa: F401
+        importlib.import_module("sitecustomize")
 
 
 def _worker_paths() -> list[str]:
