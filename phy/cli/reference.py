@@ -46,6 +46,10 @@ def accepts(check) -> str:
         return "non-empty string"
     if name == "_boolean":
         return "`true` \\| `false`"
+    if name == "_scheduler":
+        from ..sweep.spec import SCHEDULER_SCHEMES
+
+        return "address `[scheme://]host:port` (" + ", ".join(SCHEDULER_SCHEMES) + ")"
     raise ValueError(f"no words for the check {name!r}: teach phy.cli.reference.accepts about it")
 
 
@@ -131,6 +135,19 @@ def toml_reference() -> str:
         "(`reach.toml` -> `reach.jsonl`; `--store` to choose). `--dry-run` checks the file, counts, groups and",
         "lists the points and estimates the run's time without running or writing anything; `--export",
         "out.csv` or `out.parquet` writes the store as a table (`--no-run`: the store as it is).",
+        "",
+        "The store is an existing store or a new name in an existing folder; anything else (a device such",
+        "as `/dev/null`, a folder, the spec itself: `reach.jsonl` as a spec with no `--store`, or any file",
+        "that holds no sweep records) is refused before any work, and nothing is created. A run locks the",
+        "store file itself, so a second run is refused through any of its names (a symbolic or hard link);",
+        "the run holding it is named in `<store>.lock`. Each line is one point's record (`key`, `params`,",
+        "`status`, `row` or `error`, `seconds`, ...) with `sha256`: the SHA-256 of the record's canonical",
+        "JSON (keys sorted, no spaces) without that field. Resuming, the last good record of each point",
+        "counts as done; a bad record (not JSON, fields of the wrong type, or a checksum that does not",
+        "match: edited or damaged) is skipped with one warning naming its line, its point runs again and",
+        "the new record is appended. Records from before checksums (no `sha256`) are trusted, with one",
+        "warning. The checksum finds damage and edits, not forgery: whoever can write the store can",
+        "recompute it. `phy.sweep.load` and `--export` skip bad records with the same warnings.",
         "",
         "### [sweep]",
         "",

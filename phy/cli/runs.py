@@ -79,20 +79,72 @@ def plan_text(plan, spec_path: str = "") -> str:
     return "\n".join(lines)
 
 
+def _store_path(args) -> str:
+    """The run's store: ``--store``, else the spec's name with ``.jsonl``; never the spec
+    itself (``reach.jsonl`` as a spec would append into itself), nor the export."""
+    from ..errors import ConfigError
+    from ..sweep.spec import _show
+    from ..sweep.store import _same_file, check_store
+
+    store = args.store or str(Path(args.spec).with_suffix(".jsonl"))
+    if _same_file(store, args.spec):
+        how = "--store names the spec" if args.store else "the default store (the spec's name with .jsonl) is the spec"
+        raise ConfigError(f"store {_show(store)}: {how} itself; give the sweep its own store with --store FILE.jsonl")
+    if args.export and _same_file(args.export, args.spec):
+        raise ConfigError(f"export {_show(args.export)}: is the spec itself; export to another file")
+    if args.export and _same_file(args.export, store):
+        raise ConfigError(f"export {_show(args.export)}: is the store itself; export to another file")
+    if not args.no_run:
+        check_store(store)  # a device, a folder, a file that is not a store: refused before any work
+    return store
+
+
+def _one_line_warnings() -> None:
+    """Show a store's warnings (:class:`phy.sweep.StoreWarning`) as one line each on
+    stderr, ``linkmodel: warning: ...``, every time; other warnings as Python shows them.
+    Call inside ``warnings.catch_warnings()``."""
+    import warnings
+
+    from ..sweep.records import StoreWarning
+
+    shown = warnings.showwarning
+
+    def show(message, category, *a, **k):
+        if issubclass(category, StoreWarning):
+            print(f"linkmodel: warning: {message}", file=sys.stderr)
+        else:
+            shown(message, category, *a, **k)
+
+    warnings.simplefilter("always", StoreWarning)
+    warnings.showwarning = show
+
+
 def _cmd_sweep(args) -> int:
+    import warnings
+
+    with warnings.catch_warnings():
+        _one_line_warnings()
+        return _sweep(args)
+
+
+def _sweep(args) -> int:
     from .. import sweep as sw
     from ..errors import ConfigError
+    from ..sweep.spec import _scheduler
 
     if args.dry_run and (args.export or args.no_run):
         raise ConfigError("--dry-run runs and writes nothing: leave out --export and --no-run (or --dry-run)")
     if args.no_run and not args.export:
         raise ConfigError("--no-run runs nothing: give --export FILE to write the store as a table")
-    if args.list is not None and args.list < 0:
-        raise ConfigError(f"--list must be a count of points >= 0, got {args.list}")
+    if args.list is not None and not 0 <= args.list <= sw.plan.MAX_LISTED:
+        raise ConfigError(f"--list must be a count of points from 0 to {sw.plan.MAX_LISTED:,} (the most a dry run "
+                          f"lists), got {args.list:,}")
+    if args.scheduler is not None and _scheduler(args.scheduler):
+        raise ConfigError(f"--scheduler must be {_scheduler(args.scheduler)}, got {args.scheduler!r}")
     if args.export:
-        sw.export_format(args.export)  # a bad suffix or a missing package, before any work
+        sw.export_format(args.export)  # a bad suffix, a missing package or folder, before any work
     spec = sw.load_spec(args.spec)
-    store = args.store or str(Path(args.spec).with_suffix(".jsonl"))
+    store = _store_path(args)
     if args.dry_run:
         plan = sw.plan_sweep(spec, store, executor=args.executor, workers=args.workers, scheduler=args.scheduler,
                              point_timeout_s=args.point_timeout_s, retry_failed=args.retry_failed,

@@ -48,8 +48,15 @@ What a run survives:
 * a worker that dies (killed, out of memory, a segfault) costs only the point it was
   running: that point and the rest of its chunk run again in a fresh worker, and if the
   point kills its worker a second time it records ``"error"`` with ``worker died: ...``;
-* a second run on the same store is refused at once, naming the run that holds it (an
-  OS lock beside the store, which dies with its holder: a killed run never blocks);
+* a second run on the same store is refused at once, through any of its names, naming
+  the run that holds it (an OS lock on the store file itself, which dies with its
+  holder: a killed run never blocks);
+* a record damaged or edited in the store (each carries a SHA-256 of itself) or of the
+  wrong shape is skipped with a warning naming its line, and its point runs again;
+* a store that is a device, a folder, the spec itself or any file that is not a store is
+  refused before any work; a disk that fills up is an ``OSError`` naming the store;
+* worker processes start isolated (``python -I``): a module planted in the current
+  folder (``skrf.py``) is never imported;
 * the death of the run itself (even ``kill -9``) ends its workers (Linux).
 
 Executors share one interface: ``inline`` (this process), ``processes`` (worker
@@ -59,13 +66,14 @@ a free worker the chunks of a channel it has built first, so each worker builds 
 equalises a channel once for all the FEC and framing choices on it.
 
 The package: :mod:`phy.sweep.spec` (the schema, files, points and their keys),
-:mod:`phy.sweep.point` (one point's link and record), :mod:`phy.sweep.store` (the locked
+:mod:`phy.sweep.point` (one point's link and record), :mod:`phy.sweep.records` (a
+record's shape and checksum, reading a store back), :mod:`phy.sweep.store` (the locked
 JSON Lines store, its DataFrame and exports), :mod:`phy.sweep.workers` (worker
 processes, inline, Dask), :mod:`phy.sweep.runner` (:func:`run_sweep`) and
 :mod:`phy.sweep.plan` (:func:`plan_sweep`, the dry run).
 """
 
-from . import plan
+from . import plan, records
 from .plan import SweepPlan, plan_sweep
 from .point import evaluate_point, link_spec
 from .runner import SweepResult, run_sweep
@@ -82,6 +90,7 @@ from .spec import (
     point_key,
     points,
 )
+from .records import StoreWarning
 from .store import export, export_format, load, read_records
 
 __all__ = [
@@ -90,6 +99,7 @@ __all__ = [
     "SPELLINGS",
     "SweepPlan",
     "SweepResult",
+    "StoreWarning",
     "SweepSpec",
     "count_points",
     "evaluate_point",
@@ -106,5 +116,6 @@ __all__ = [
     "point_key",
     "points",
     "read_records",
+    "records",
     "run_sweep",
 ]

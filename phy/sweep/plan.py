@@ -11,6 +11,8 @@ import os
 import time
 from dataclasses import dataclass, field
 
+from ..errors import ConfigError
+
 from .spec import (
     MEDIUM_KEYS,
     SweepSpec,
@@ -21,10 +23,14 @@ from .spec import (
     point_at,
     point_key,
 )
-from .store import read_records
+from .records import read_records
+from .store import check_store
 
 #: Points listed by default.
 DEFAULT_LISTED = 20
+#: The most points a plan lists (``--list N``): a listing is for reading, and 10,000
+#: lines take well under a second; more is refused before any work.
+MAX_LISTED = 10_000
 #: A sweep up to this many points is enumerated to match its points with the store's
 #: records (a point's key costs about 50 us: 50,000 of them about 2.5 s); past it the
 #: store is not matched and the plan says so.
@@ -313,7 +319,9 @@ def slowest_words(s: dict) -> str:
 def _store_match(spec: SweepSpec, store, total: int, retry_failed: bool) -> tuple[dict | None, str, set]:
     """The spec's points the store holds (``{"ok", "failed"}``), a note, and the keys of
     the records a run would skip; None past :data:`MATCH_BOUND` points."""
-    records = read_records(store) if store is not None else {}
+    if store is not None:
+        check_store(store)  # the store a run would refuse is refused here too, and never read
+    records = read_records(store, then="its point counted as to run") if store is not None else {}
     if not records:
         return {"ok": 0, "failed": 0}, "the store holds no records yet", set()
     if total > MATCH_BOUND:
@@ -343,7 +351,8 @@ def plan_sweep(spec: SweepSpec, store=None, *, executor: str | None = None, work
     executor, workers, scheduler, point_timeout_s : optional
         As for :func:`run_sweep`: the workers the estimate divides by.
     listed : int
-        Points to list (the first ones; all when the sweep has no more).
+        Points to list (the first ones; all when the sweep has no more), 0 to
+        :data:`MAX_LISTED`; more raises :class:`phy.ConfigError` before any work.
     retry_failed : bool
         As for :func:`run_sweep`: failed points count as to run.
     measure : bool
@@ -356,6 +365,8 @@ def plan_sweep(spec: SweepSpec, store=None, *, executor: str | None = None, work
     """
     from .runner import _options
 
+    if isinstance(listed, bool) or not isinstance(listed, int) or not 0 <= listed <= MAX_LISTED:
+        raise ConfigError(f"points to list must be a whole number from 0 to {MAX_LISTED:,}, got {listed!r}")
     kind, nw, sched, limit = _options(spec, executor, workers, scheduler, point_timeout_s)
     total = count_points(spec)
     n_workers, guess = _workers(kind, nw, sched)

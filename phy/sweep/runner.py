@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 
 from ..errors import ConfigError
 from .plan import _dur, slowest_words
 from .spec import _SWEEP_KEYS, SweepSpec, medium_key, point_key, points
-from .store import _Store, read_records
+from .records import StoreWarning, scan, warn_lines
+from .store import _Store, check_store
 from .workers import _executor
 
 
@@ -185,8 +187,18 @@ def run_sweep(spec: SweepSpec, store, *, executor: str | None = None, workers: i
     spec : SweepSpec
         The sweep (:func:`load_spec`).
     store : str or os.PathLike
-        The JSON Lines store. The run holds it under a lock (``<store>.lock``): a second
-        run on it raises :class:`phy.ConfigError` at once, naming the run that holds it.
+        The JSON Lines store: an existing store, or a new name in an existing folder
+        (anything else, such as a device, a folder or a file that is not a store, is
+        refused with :class:`phy.ConfigError` before any work, and nothing is created).
+        The run holds it under a lock on the file itself: a second run on it, through any
+        of its names, raises :class:`phy.ConfigError` at once, naming the run that holds
+        it. Resuming, the store's last good record of each point counts as done; a bad
+        record (not JSON, fields of the wrong type, or a checksum that does not match: it
+        was edited or damaged, :mod:`phy.sweep.records`) is skipped with a
+        :class:`phy.sweep.records.StoreWarning` naming its line, its point runs again
+        and the new record is appended. Records from before checksums (no ``sha256``)
+        are trusted, with one warning. A record that cannot be written (a full disk)
+        raises ``OSError`` naming the store; the records before it are kept.
     executor, workers, scheduler : optional
         ``"inline"``, ``"processes"`` or ``"dask"``, the worker count and a Dask scheduler
         address; default the spec's (a scheduler implies Dask).
@@ -216,13 +228,20 @@ def run_sweep(spec: SweepSpec, store, *, executor: str | None = None, workers: i
         and what the run did about it (a lock taken over, timeouts, worker deaths).
     """
     kind, nw, sched, limit = _options(spec, executor, workers, scheduler, point_timeout_s)
+    check_store(store)  # before the points are keyed: a bad store is refused before any work
     allp = _by_key(spec)
     st = _Store(store)
     try:
-        done = read_records(store)
+        done, bad, unsealed = scan(store)
+        for line in warn_lines(store, bad, unsealed, "its point is not counted as done"):
+            warnings.warn(line, StoreWarning, stacklevel=2)
         keep = {k for k, r in done.items() if r.get("status") == "ok" or not retry_failed}
         todo = [p for k, p in allp.items() if k not in keep]
         res = SweepResult(len(allp), len(allp) - len(todo), 0, 0, 0.0, str(store))
+        if bad:
+            res.notes.append(f"{len(bad)} bad record(s) in the store (line {', '.join(str(n) for n, _ in bad[:5])}"
+                             f"{', ...' if len(bad) > 5 else ''}) not trusted: a point with no good record ran "
+                             "again, its new record appended")
         if st.stale:
             res.notes.append(f"took over the store's lock from a run that ended without releasing it ({st.stale}); "
                              "its finished points are kept")

@@ -84,8 +84,43 @@ SCHEMA: dict = {
 #: schema's key, the one the points, their keys and the stores hold (outputs spell
 #: "equalisation"). A spelling and its key given together are refused.
 SPELLINGS = {"link.equalisation": "link.equalization"}
+#: The schemes of a Dask scheduler's address (``distributed.comm``'s transports).
+SCHEDULER_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx", "inproc")
+_HOST = re.compile(r"(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}"
+                   r"[A-Za-z0-9])?)*\.?")
+
+
+def _scheduler(v):
+    """A Dask scheduler address as Dask reads it: ``[scheme://]host:port`` (scheme one of
+    :data:`SCHEDULER_SCHEMES`, default tcp; host a name, an IPv4 address or ``[IPv6]``;
+    port 1 to 65535), or ``inproc://host/pid/n``. Checked before anything is contacted."""
+    want = ("a Dask scheduler address such as 'tcp://10.0.0.5:8786' ([scheme://]host:port, scheme one of "
+            + ", ".join(SCHEDULER_SCHEMES) + ")")
+    if not isinstance(v, str) or not v or len(v) > 300 or not v.isprintable() or any(c.isspace() for c in v):
+        return want
+    scheme, sep, loc = v.partition("://")
+    if not sep:
+        scheme, loc = "tcp", v
+    if scheme not in SCHEDULER_SCHEMES:
+        return want
+    if scheme == "inproc":
+        return None if re.fullmatch(r"[^/]+/\d+/\d+", loc) else want
+    host, colon, port = loc.rpartition(":")
+    if not colon or not port.isdigit() or not 1 <= int(port) <= 65535:
+        return want
+    if host.startswith("[") and host.endswith("]"):
+        import ipaddress
+
+        try:
+            ipaddress.IPv6Address(host[1:-1])
+            return None
+        except ValueError:
+            return want
+    return None if _HOST.fullmatch(host) else want
+
+
 _SWEEP_KEYS = {"name": _string, "executor": _choice("inline", "processes", "dask"),
-               "workers": _num(lo=1, hi=4096, integer=True), "scheduler": _string,
+               "workers": _num(lo=1, hi=4096, integer=True), "scheduler": _scheduler,
                "chunk": _num(lo=1, hi=10_000, integer=True),
                "point_timeout_s": _num(positive=True, hi=86_400.0)}
 

@@ -65,6 +65,7 @@ def _serve(rfd: int, wfd: int, parent: int) -> None:
     """A worker process's loop: say ``"ready"``, then take chunks of points from the
     parent's pipe and send back each point's record as soon as it is done."""
     _die_with_parent(parent)
+    _site_hook()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a terminal is the parent's to handle
     rx, tx = _mpc.Connection(rfd, writable=False), _mpc.Connection(wfd, readable=False)
     try:
@@ -74,6 +75,39 @@ def _serve(rfd: int, wfd: int, parent: int) -> None:
                 tx.send(evaluate_point(p))
     except (EOFError, OSError):  # the parent is done, or gone
         return
+
+
+def _site_hook() -> None:
+    """Run a ``sitecustomize`` that lies on the worker's explicit path (:func:`_worker_paths`)
+    and that the isolated interpreter's start did not find (it looked before the path was
+    set), as a plain ``python`` started with that ``PYTHONPATH`` would: coverage and
+    profilers hook subprocesses this way. One already run at start is not run again."""
+    import importlib
+    import importlib.util
+
+    if "sitecustomize" not in sys.modules and importlib.util.find_spec("sitecustomize") is not None:
+        importlib.import_module("sitecustomize")
+
+
+def _worker_paths() -> list[str]:
+    """The folders a worker imports from, ahead of the interpreter's own (its standard
+    library and site-packages): this package's own folder, so the worker runs this same
+    ``phy`` (an editable install, a plain install or a checkout on ``PYTHONPATH``), then
+    the absolute folders of ``PYTHONPATH`` in their order. Relative and empty entries
+    (the current folder, wherever the run is started) are left out."""
+    extra = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    return list(dict.fromkeys([_PACKAGE_ROOT, *(p for p in extra if p and os.path.isabs(p))]))
+
+
+def _worker_argv(rfd: int, wfd: int, parent: int) -> list[str]:
+    """The command of a worker process: an isolated interpreter (``-I``: no current folder
+    or script folder on ``sys.path``, no ``PYTHON*`` variables, no user site-packages), so a
+    ``skrf.py`` or ``numpy.py`` in the folder a sweep is started from is never imported by
+    its workers; the folders of :func:`_worker_paths` are put on its path by the command
+    itself (``-P`` would keep ``PYTHONPATH`` but needs Python 3.11)."""
+    code = (f"import sys; sys.path[:0] = {_worker_paths()!r}; "
+            f"from phy.sweep.workers import _serve; _serve({rfd}, {wfd}, {parent})")
+    return [sys.executable, "-I", "-c", code]
 
 
 #: A worker remembers the media of its last chunks (its channel cache holds 32,
@@ -91,22 +125,21 @@ _ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THR
 
 
 class _Worker:
-    """One worker process (``python -c`` running :func:`_serve`) and the points it holds.
+    """One worker process (``python -I -c`` running :func:`_serve`) and the points it holds.
 
     A fresh interpreter rather than a fork: nothing of the parent's threads, locks or
     open files (the store's lock) comes along, and it works inside a daemonic Dask
-    worker. It imports this same ``phy`` (``PYTHONPATH`` leads with its folder), with
-    one BLAS thread (``_ONE_THREAD``).
+    worker. An isolated one (:func:`_worker_argv`): it imports this same ``phy`` and the
+    absolute folders of ``PYTHONPATH``, never a module in the current folder; with one
+    BLAS thread (``_ONE_THREAD``).
     """
 
     def __init__(self):
         down_r, down_w = os.pipe()
         up_r, up_w = os.pipe()
-        path = os.pathsep.join(filter(None, (_PACKAGE_ROOT, os.environ.get("PYTHONPATH"))))
-        env = {**_ONE_THREAD, **os.environ, "PYTHONPATH": path}
-        code = f"from phy.sweep.workers import _serve; _serve({down_r}, {up_w}, {os.getpid()})"
+        env = {**_ONE_THREAD, **os.environ}
         try:
-            self.proc = subprocess.Popen([sys.executable, "-c", code], pass_fds=(down_r, up_w),
+            self.proc = subprocess.Popen(_worker_argv(down_r, up_w, os.getpid()), pass_fds=(down_r, up_w),
                                          stdin=subprocess.DEVNULL, env=env)
         except BaseException:
             os.close(down_w)
@@ -389,7 +422,12 @@ class _Dask:
         self.notes: list[str] = []
         self.cluster = None
         if scheduler:
-            self.client = Client(scheduler)
+            try:
+                self.client = Client(scheduler)
+            except (OSError, TimeoutError) as e:  # its form was checked: it did not answer
+                first = (str(e).splitlines() or [""])[0][:200]
+                raise ConfigError(f"the Dask scheduler {scheduler!r} could not be reached ({type(e).__name__}: "
+                                  f"{first})") from None
         else:
             import dask
 
