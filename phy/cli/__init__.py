@@ -46,9 +46,9 @@ import sys
 from channels import ChannelError
 
 from ..errors import ConfigError
-from . import _args, com, rack
+from . import com, rack
 from .channel import _cmd_channel, _cmd_library, channel_report
-from .demo import MAX_DEMO_UI, _cmd_demo, run_demo
+from .demo import _cmd_demo, run_demo
 from .rack import _cmd_rack, run_rack
 from .runs import _cmd_link, _cmd_sweep
 
@@ -72,6 +72,9 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from . import _args  # numbers checked as argparse reads them
+    from .demo import MAX_DEMO_UI
+
     epilog = ("exit status: " + "; ".join(f"{k} {v}" for k, v in EXIT_CODES.items())
               + ". TOML formats of link, sweep and rack: docs/toml_reference.md.")
     p = argparse.ArgumentParser(prog="linkmodel", description="Physical-layer link and SerDes modeler.", epilog=epilog)
