@@ -77,6 +77,9 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from . import _args  # numbers checked as argparse reads them
+    from .demo import MAX_DEMO_UI
+
     epilog = ("exit status: " + "; ".join(f"{k} {v}" for k, v in EXIT_CODES.items())
               + ". TOML formats of link, sweep and rack: docs/toml_reference.md.")
     p = argparse.ArgumentParser(prog="linkmodel", description="Physical-layer link and SerDes modeler.", epilog=epilog)
@@ -85,9 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("channel", help="summarise a built-in channel or a Touchstone file",
                        description="Loss, return loss, port order, quality and pulse response of a channel.")
     c.add_argument("target", help="a built-in channel name (see 'linkmodel library') or a .s2p/.s4p/.sNp file")
-    c.add_argument("--baud-gbd", type=float, nargs="+", default=[53.125, 106.25],
-                   help="symbol rates in GBd (default: 53.125 106.25)")
-    c.add_argument("--samples-per-ui", type=int, default=32, help="pulse-response samples per UI (default 32)")
+    c.add_argument("--baud-gbd", type=_args.baud_gbd, nargs="+", default=[53.125, 106.25],
+                   help="symbol rates in GBd, each above 0 (default: 53.125 106.25)")
+    c.add_argument("--samples-per-ui", type=_args.count(2, 1024, "--samples-per-ui"), default=32,
+                   help="pulse-response samples per UI, 2 to 1024 (default 32)")
     c.add_argument("--thru", default="auto", help="4-port order: auto (default), 12_34, 13_24 or 14_23")
     c.add_argument("--aggressors", action="store_true",
                    help="also load the crosstalk files beside a through file (names sharing the part before 'thru')")
@@ -105,7 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="A 212.5 Gb/s PAM4 lane over 1 m of twinax: eye, BER, FEC, link report, "
                                    "NVL72 roll-up and decode; prints a report and writes plots.")
     d.add_argument("--out", default="linkmodel-demo", help="folder for the plots (default linkmodel-demo)")
-    d.add_argument("--n-ui", type=int, default=200_000, help="UIs of the time-domain run (default 200000)")
+    d.add_argument("--n-ui", type=_args.count(1, MAX_DEMO_UI, "--n-ui"), default=200_000,
+                   help=f"UIs of the time-domain run, 1 to {MAX_DEMO_UI:,} (default 200000)")
     d.add_argument("--no-plots", action="store_true", help="skip the plots (and matplotlib)")
     d.add_argument("--json", action="store_true", help="print JSON instead of text")
     d.add_argument("--no-warmup", action="store_true",

@@ -171,11 +171,19 @@ def _plot(ch: channels.Channel, baud: float, path: str) -> None:
     a2.set_title(f"pulse response at {baud / 1e9:g} GBd")
     a2.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    try:
+        from ._args import save_figure
+
+        save_figure(fig, path, dpi=110)
+    finally:
+        plt.close(fig)
 
 
 def _cmd_channel(args) -> int:
+    from ._args import output_file
+
+    if args.plot:  # before the work: a missing or unwritable folder is refused now, not after it
+        output_file(args.plot, "--plot")
     bauds = [b * 1e9 for b in args.baud_gbd]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ChannelQualityWarning)

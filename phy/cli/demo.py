@@ -16,6 +16,9 @@ from .._procs import fork_call
 #: The deprecated keys of the demo's ``nvl72`` dict (bytes/s under a bits/s suffix).
 #: UIs of the time-domain run behind the demo's eye figure (the error count runs ``n_ui``).
 EYE_FIGURE_UI = 20_000
+#: The most UIs the demo's time-domain run takes (``--n-ui``): about two minutes at the
+#: simulator's 10 M UI/s on one core.
+MAX_DEMO_UI = 10**9
 _NVL72_ALIASES = {"gpu_bandwidth_bps": "gpu_bandwidth_bytes_per_s", "aggregate_bps": "aggregate_bandwidth_bytes_per_s"}
 
 
@@ -23,7 +26,15 @@ def run_demo(out: Path | None = None, n_ui: int = 200_000, plots: bool = True) -
     """The demo's figures (and plots in ``out``): the same library calls a user would make.
 
     The NVL72 part is ``linkmodel rack`` with its defaults (:func:`phy.cli.rack.run_rack`),
-    so the two print the same figures."""
+    so the two print the same figures. ``n_ui`` from 1 to :data:`MAX_DEMO_UI`; ``out`` a
+    folder (made if missing) checked before the work when plots are written."""
+    from .._validate import integer
+
+    n_ui = integer(n_ui, "n_ui", 1, MAX_DEMO_UI)
+    if plots and out is not None:
+        from ._args import output_dir
+
+        out = output_dir(str(out), "out")
     from .. import link as lk
     from .. import topology as tp
     from ..engines import simulate
@@ -92,12 +103,15 @@ def _full_eye(seg):
 
 
 def _demo_plots(out: Path, sim, seg, rep, rr, full=None) -> list[str]:
-    """Write the demo's two figures in ``out`` (PNG): the eyes, and the latency by layer."""
+    """Write the demo's two figures in ``out`` (PNG): the eyes, and the latency by layer (a
+    failure to write is an ``OSError`` naming the file)."""
+    from ._args import save_figure
+
     out.mkdir(parents=True, exist_ok=True)
     files = []
     for name, fig in (("eye.png", _eye_figure(sim, seg, rep, full)), ("latency.png", _latency_figure(rr))):
         files.append(str(out / name))
-        fig.savefig(files[-1], dpi=110)
+        save_figure(fig, files[-1], dpi=110)
     return files
 
 
@@ -156,6 +170,10 @@ def _latency_figure(rr):
 def _cmd_demo(args) -> int:
     import time
 
+    from ._args import output_dir
+
+    if not args.no_plots:  # before the warm-up and the run: an existing file or an unwritable place
+        output_dir(args.out, "--out")
     t = time.perf_counter()
     compile_s = 0.0 if args.no_warmup else _warm_up_if_cold()
     d = run_demo(None if args.no_plots else Path(args.out), args.n_ui, plots=not args.no_plots)

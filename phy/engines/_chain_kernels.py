@@ -43,6 +43,9 @@ def tail_means(t, cs, d, csum, out):
     top = t[nv - 2] + (t[nv - 1] - t[nv - 2]) * (hi - (nv - 2))  # a read held at the top
     for i in range(cs.size):
         c = cs[i]
+        if not np.isfinite(c):  # no bin to read: before any index is formed from it
+            out[i] = np.nan
+            continue
         j_top = _count_at_most(d, c - hi)  # d_j <= c - hi: read at or past the top
         j_in = _count_at_most(d, c)  # d_j <= c: read at 0 or above; the rest read t[0]
         acc = j_top * top + (n - j_in) * t[0]
@@ -59,16 +62,10 @@ def tail_means(t, cs, d, csum, out):
 
 @njit(cache=True, inline="always")
 def _read(t, fi, hi):
-    """``t`` read linearly at ``fi`` bins, held inside ``[0, hi]``."""
-    fi = min(max(fi, 0.0), hi)
-    k = int(fi)
-    return (t[k + 1] - t[k]) * (fi - k) + t[k]
-
-
-@njit(cache=True, inline="always")
-def _read(t, fi, hi):
-    """``t`` read linearly at ``fi`` bins, held inside ``[0, hi]``."""
-    fi = min(max(fi, 0.0), hi)
+    """``t`` read linearly at ``fi`` bins, held inside ``[0, hi]`` (NaN reads bin 0: the
+    comparison, not ``max``, decides, so no NaN reaches the integer cast)."""
+    fi = fi if fi > 0.0 else 0.0
+    fi = fi if fi < hi else hi
     k = int(fi)
     return (t[k + 1] - t[k]) * (fi - k) + t[k]
 
@@ -109,7 +106,8 @@ def mixture_tails(cdf, sf, xb, wb, r, v0, dv, out):
     for b in range(xb.size):
         for j in range(cdf.size):
             fi = (((v0 + dv * j) - r * xb[b]) / sq - v0) / dv
-            fi = min(max(fi, 0.0), hi)
+            fi = fi if fi > 0.0 else 0.0  # NaN-safe clamp before the integer cast
+            fi = fi if fi < hi else hi
             k = int(fi)
             f = fi - k
             out[0, j] += wb[b] * (cdf[k] + (cdf[k + 1] - cdf[k]) * f)

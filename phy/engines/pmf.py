@@ -21,9 +21,16 @@ def discrete_pmf(values, levels, v0, dv, nb):
     The split can push mass one bin past the true support at each cursor; over thousands of
     cursors that would outgrow any grid, so mass more than three bins beyond the true
     support (products of split fractions: vanishingly small) is folded back onto the edge. Raises ValueError if the true
-    support does not fit the grid (the caller sizes it)."""
-    pmf = np.zeros(nb)
+    support does not fit the grid (the caller sizes it), and before any index is formed if the
+    grid is not finite with a positive step, 0 V is off it, or a cursor is not finite (the
+    indices below are computed from these numbers: a NaN or a huge value would address memory
+    far outside the arrays, which a compiled kernel does not check)."""
+    if nb < 2 or not (dv > 0.0 and np.isfinite(dv) and np.isfinite(v0)):
+        raise ValueError("the voltage grid must be finite, of two bins or more, with a positive step")
     x = -v0 / dv
+    if not (0.0 <= x < nb - 1.0):  # NaN fails too
+        raise ValueError("the voltage grid does not hold 0 V")
+    pmf = np.zeros(nb)
     i0 = int(np.floor(x))
     f = x - i0
     pmf[i0] += 1 - f
@@ -43,6 +50,8 @@ def discrete_pmf(values, levels, v0, dv, nb):
         nlo, nhi = nb, 0
         for m in range(M):
             s = levels[m] * c / dv
+            if not abs(s) < nb:  # NaN, infinite or beyond the grid: before the integer cast
+                raise ValueError("the voltage grid is too narrow for the ISI")
             si = int(np.floor(s))
             sf = s - si
             a = lo + si

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._plot import axes as _axes
-from .._validate import integer
+from .._validate import finite_vector, integer
 from ..errors import ConfigError
 from ..serdes import (
     Cdr,
@@ -51,6 +51,8 @@ from ..serdes import (
     Transmitter,
     prepare_link,
 )
+from ..serdes.limits import check_bytes, check_jitter
+from . import _checks
 from ._stateye_terms import (
     _clock_cf,
     _column_cdf,
@@ -113,15 +115,21 @@ class StatEye:
         """``(weight, cdf, main_v)`` of each eye in the mixture (one unless DCD splits it)."""
         return self.parts or ((1.0, self.cdf, self.main_v),)
 
+    def _column(self, column) -> int:
+        """A time offset's index (the sampling point for None), checked."""
+        return self.centre if column is None else _checks.column(column, self.time_s.size)
+
     def _F(self, p: int, x, cdf=None) -> np.ndarray:
         return np.interp(x, self.voltage_v, (self.cdf if cdf is None else cdf)[p], left=0.0, right=1.0)
 
     def ser(self, column: int | None = None, thresholds_v=None) -> float:
-        """Symbol error ratio with the slicer's thresholds (or others) at a time offset
-        (default: the sampling point)."""
-        p = self.centre if column is None else column
-        th = self.thresholds_v if thresholds_v is None else np.asarray(thresholds_v, dtype=float)
+        """Symbol error ratio with the slicer's thresholds (or others, V, one per eye) at a
+        time offset (default: the sampling point)."""
+        p = self._column(column)
         M = self.levels.size
+        th = self.thresholds_v if thresholds_v is None else finite_vector(thresholds_v, "thresholds_v")
+        if th.size != M - 1:
+            raise ConfigError(f"thresholds_v must hold {M - 1} values (one per eye), got {th.size}")
         total = 0.0
         for wgt, cdf, main in self._components():
             lv = self.levels * main[p]
@@ -161,6 +169,11 @@ class StatEye:
     def eye_ber(self, p: int, k: int, v) -> np.ndarray:
         """Error ratio of eye ``k`` (between levels ``k`` and ``k+1``) were its threshold at
         ``v``, at offset column ``p``: ``(P(y_k > v) + P(y_(k+1) < v)) / M``."""
+        p = _checks.column(p, self.time_s.size)
+        k = self._eye(k)
+        v = np.asarray(v, dtype=float)
+        if not np.all(np.isfinite(v)):
+            raise ConfigError("eye_ber needs finite threshold voltages v (V)")
         out = 0.0
         for wgt, cdf, main in self._components():
             lv = self.levels * main[p]
@@ -180,8 +193,10 @@ class StatEye:
         return out
 
     def heights_v(self, target: float, column: int | None = None) -> np.ndarray:
-        """Height of each eye where its error ratio stays at or below ``target`` (V)."""
-        p = self.centre if column is None else column
+        """Height of each eye where its error ratio stays at or below ``target`` (V);
+        ``target`` an error ratio in (0, 1]."""
+        target = _checks.probability(target, "target")
+        p = self._column(column)
         lv = self.levels * self.main_v[p]
         out = []
         for k in range(lv.size - 1):
@@ -192,7 +207,8 @@ class StatEye:
 
     def widths_s(self, target: float) -> np.ndarray:
         """Width of each eye (s): the span of offsets around the sampling point where some
-        threshold gives an error ratio at or below ``target``."""
+        threshold gives an error ratio at or below ``target`` (an error ratio in (0, 1])."""
+        target = _checks.probability(target, "target")
         P = self.time_s.size
         good = np.array([self.heights_v(target, p) > 0 for p in range(P)])  # (P, eyes)
         c = self.centre
@@ -212,9 +228,11 @@ class StatEye:
         return np.array(out)
 
     def vertical_bathtub(self, eye: int | None = None, n: int = 401) -> tuple[np.ndarray, np.ndarray]:
-        """(threshold voltage, error ratio) across one eye at the sampling point."""
+        """(threshold voltage, error ratio) across one eye at the sampling point, at ``n``
+        thresholds (2 to 100,000)."""
         p = self.centre
-        k = (self.levels.size - 1) // 2 if eye is None else int(eye)
+        k = (self.levels.size - 1) // 2 if eye is None else self._eye(eye)
+        n = integer(n, "n", 2, 100_000)
         lv = self.levels * self.main_v[p]
         v = np.linspace(lv[k], lv[k + 1], n)
         return v, self.eye_ber(p, k, v)
@@ -223,7 +241,14 @@ class StatEye:
         """(time offset, symbol error ratio at the slicer thresholds)."""
         return self.time_s, np.array([self.ser(p) for p in range(self.time_s.size)])
 
+    def _eye(self, k) -> int:
+        n = self.levels.size - 1
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or not 0 <= k < n:
+            raise ConfigError(f"eye must be an integer from 0 to {n - 1} (one per threshold), got {k!r}")
+        return int(k)
+
     def to_dict(self, target: float = 1e-4) -> dict:
+        target = _checks.probability(target, "target")
         t, s = self.horizontal_bathtub()
         return {
             "ser": self.ser(),
@@ -268,6 +293,9 @@ class StatEye:
             raise ConfigError("plot needs the eye over the whole UI: compute it with columns='all'")
         from matplotlib import patheffects
 
+        targets = [_checks.probability(t, "targets", one=False) for t in np.atleast_1d(targets)]
+        if not targets:
+            raise ConfigError("plot needs at least one target error ratio")
         ax = _axes(ax)
         lows = sorted(float(np.log10(t)) for t in targets)
         floor = np.floor(lows[0]) - 2.0  # below about 1e-15, 1 - cdf is rounding
@@ -349,6 +377,7 @@ def statistical_eye(
         raise ConfigError(f"columns must be 'all' or 'sampling', got {columns!r}")
     nb = integer(n_bins, "n_bins", 256, 1 << 20)
     lk = prepare_link(link, baud_hz=baud_hz, tx=tx, rx=rx, noise=noise, cdr=cdr, samples_per_ui=samples_per_ui)
+    check_jitter(jitter, lk.pulse.baud_hz)
     at = _Cursors(lk, tx, rx, n_cursors)
     offsets = np.arange(at.spu) - at.spu // 2
     keep = np.arange(at.spu)  # the columns whose distributions are computed (the grid spans them all)
@@ -357,6 +386,10 @@ def statistical_eye(
         # neighbours, between which it interpolates); without it the sampling point alone
         reach = int(np.ceil(jitter.sj_amplitude_s / at.dt)) + 1 if jitter.sj_amplitude_s else 0
         keep = np.flatnonzero(np.abs(offsets) <= reach)
+    # the eyes' distributions: one (P, bins) array per eye (two with DCD), 16 shifted copies
+    # with sinusoidal jitter, their mixture and the plot's map
+    copies = (2 if jitter.dcd_s else 1) * (16 if jitter.sj_amplitude_s else 1) + 2
+    check_bytes(8.0 * copies * keep.size * (nb | 1), f"a statistical eye of {keep.size} columns x {nb | 1} bins")
     slope, d_power = _jitter_slope(lk, tx, jitter)
     main, isi_sets, dcd_sets, dd_sets = _discrete_terms(at, lk, tx, jitter, slope, offsets)
     var_rx, var_tx, var_j = _gaussian_terms(at, lk, jitter, slope, d_power)
@@ -369,6 +402,8 @@ def statistical_eye(
     xt_sets = _crosstalk_terms(at, lk.pulse.aggressors, offsets, crosstalk)
     span = _span(isi_sets, dcd_sets, dd_sets, xt_sets, main, 10 * sigma + 0.5 * q_widths.sum() + 10 * np.sqrt(var_clk))
     span *= 1 + 16 / nb  # a few bins beyond the true support, whatever the eye
+    if not (np.isfinite(span) and span > 0):  # the kernels index the grid by voltage over its step
+        raise ConfigError(f"the statistical eye's voltage grid would span {span:.3g} V: its terms are not finite")
     v = np.linspace(-span, span, nb | 1)  # odd: 0 V is a grid point
     clk_cf = _clock_cf(at, lk, tx, v[1] - v[0])
 

@@ -24,6 +24,7 @@ from ..serdes import (
     TxFfe,
     modulation_order,
 )
+from ..serdes.limits import check_gain
 from .optics import OpticalClass
 from .spec import LinkSpec
 
@@ -128,6 +129,7 @@ def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float,
     s = spec.serdes
     baud = spec.baud_hz
     _check_band(ch, baud, name)
+    check_gain(ch, f"{name} {ch.name!r}")  # the packages' cascade would hide an absurd S21 from the eye
     p = s.com_params(baud)
     notes = []
     use_pkg = s.packages if packages is None else packages

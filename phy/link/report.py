@@ -223,7 +223,8 @@ def evaluate_link(spec: LinkSpec, segs: tuple[Segment, ...] | None = None) -> Li
 def _report(spec: LinkSpec, eyes: tuple[Segment, ...]) -> LinkReport:
     notes = []
     M = 2**spec.bits_per_symbol
-    der = float(min(0.5, sum(e.der for e in eyes)))
+    der = float(sum(e.der for e in eyes))
+    der = 0.5 if not der < 0.5 else der  # NaN included: the worst a detector can do
     if len(eyes) > 1:
         notes.append("segments' errors add; bursts take the shape of the worst segment's DFE")
     code = spec.fec
@@ -313,7 +314,11 @@ def _reasons(spec: LinkSpec, eyes, der: float, post: float, required: float, ret
     target, retries that waste more than half the bandwidth."""
     reasons = []
     for e in eyes:
-        if e.ser >= 1e-2:
+        figures = (e.ser, e.der, float(e.eye.main_v[e.eye.centre]))
+        if not all(math.isfinite(x) for x in figures):  # never a pass on numbers that are not
+            reasons.append(f"the eye of {e.name} is not a number (symbol error ratio {e.ser:.3g}, detector "
+                           f"error ratio {e.der:.3g}, main cursor {figures[2]:.3g} V): its channel is not physical")
+        elif e.ser >= 1e-2:
             reasons.append(f"the eye of {e.name} is closed: symbol error ratio {e.ser:.3g} at the sampling point")
     if post > spec.target_ber:
         reasons.append(f"delivered BER {post:.3g} is above the target {spec.target_ber:.3g}"

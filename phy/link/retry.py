@@ -42,6 +42,16 @@ from .spec import LinkSpec
 
 __all__ = ["LinkLayerTerms", "replay_quantiles", "simulate_replay"]
 
+#: The most steps (flit transmissions and bursts drawn, expected) :func:`simulate_replay`
+#: plays: a few seconds in its kernels.
+MAX_REPLAY_STEPS = 2e9
+
+
+def _check_work(steps: float, why: str) -> None:
+    if not steps <= MAX_REPLAY_STEPS:
+        raise ConfigError(f"the replay Monte Carlo would play about {steps:.3g} transmissions with {why}, beyond "
+                          f"its {MAX_REPLAY_STEPS:.0e}: fewer messages or flits, or a lower error ratio")
+
 QUANTILES = {"p50": 0.5, "p99": 0.99, "p99.99": 0.9999}
 
 
@@ -176,10 +186,16 @@ def simulate_replay(n_messages: int, *, flits: int, flit_ui: float, one_way_ui: 
         fer = number(flit_error_ratio, "flit_error_ratio", nonneg=True)
         if fer >= 1:
             raise ConfigError(f"a flit error ratio of {fer:g} never delivers")
+        _check_work(n * F / (1.0 - fer), f"flit_error_ratio {fer:g}")
         return go_back_n_iid(n, F, L, turn, fer, rng.integers(2**32))
     rate = number(burst_rate, "burst_rate", nonneg=True)
     pmf = np.asarray(span_pmf, dtype=float)
     if pmf.ndim != 1 or pmf.size < 2 or np.any(pmf < 0) or not np.isfinite(pmf).all() or pmf.sum() <= 0:
         raise ConfigError("span_pmf must be a non-negative vector over spans 0, 1, 2, ... UI with some mass")
     cdf = np.cumsum(pmf / pmf.sum())
+    mean_span = float(np.sum(np.arange(pmf.size) * pmf) / pmf.sum())
+    # each flit is sent exp(rate (f + E[L] - 1)) times on average (see above), each attempt
+    # drawing the bursts of its span
+    attempts = float(np.exp(min(rate * (f_ui + max(mean_span, 1.0) - 1.0), 700.0)))
+    _check_work(n * F * attempts * (1.0 + rate * (f_ui + 2 * L + turn + 2 * pmf.size)), f"burst_rate {rate:g} per UI")
     return go_back_n_bursts(n, F, f_ui, L, turn, rate, cdf, rng.integers(2**32))

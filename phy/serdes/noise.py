@@ -57,6 +57,10 @@ class Jitter:
         ``h_J``. Through a smooth (lossy) response the two differ a lot: ``p' = s'(t) -
         s'(t - UI)`` nearly cancels where ``s'`` is smooth, so COM's parameters applied as
         edge jitter over-count their effect (3x in rms on a 14-inch backplane).
+
+    The engines refuse a jitter whose :meth:`max_tx_s` exceeds
+    :data:`phy.serdes.limits.MAX_JITTER_UI` (64 UI) at their baud rate, before sizing any
+    table from it (``rj_rms_s=1``, one second, once asked the simulator for 396 TiB).
     """
 
     rj_rms_s: float = 0.0

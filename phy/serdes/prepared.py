@@ -32,6 +32,7 @@ from ..errors import ConfigError
 from . import pulse as pl
 from .equalizers import solve_ffe_dfe
 from .impairments import AdcInput, Impairments, adc_top_v
+from .limits import MAX_PULSE_PEAK, MAX_SLICER_V, check_pulse
 from .noise import Noise, shaped_noise_filter
 from .transceiver import Cdr, Receiver, Transmitter
 
@@ -156,6 +157,7 @@ def prepare_link(
     front = pl.front_end(tx.rise_time_s, rx.bandwidth_hz, rx.filter_order, rx.ctle)
     analog = pl.filtered(raw, front)
     eq = pl.tx_equalised(analog, tx.ffe)
+    check_pulse(eq.samples, "the pulse response through the front end and the Tx FFE")
     m_s = _sampling_point(eq, cdr, rx)
     cursors, n_pre = _cursors(eq.samples, m_s, raw.samples_per_ui, rx)
     sym_power = float(np.mean(tx.levels**2))
@@ -169,6 +171,7 @@ def prepare_link(
         raise ConfigError("the Rx FFE leaves a main cursor <= 0")
     b = imp.round_dfe(_dfe_taps(rx, comb, main_c, h0))
     h0_v = h0 * tx.swing_v
+    _check_slicer(comb, tx.swing_v, R)
     lv = tx.levels
     # the ADC's input: the signal, the receiver's noise and the transmitter's through the path
     tx_v2 = (tx_sigma * tx.swing_v) ** 2 * float(np.sum(np.interp(
@@ -205,9 +208,26 @@ def _raw_pulse(link, baud_hz, samples_per_ui) -> channels.PulseResponse:
             raise ConfigError(f"the pulse response needs at least 4 samples per UI, got {raw.samples_per_ui}")
     else:
         raise ConfigError(f"simulate needs a channels.Channel or channels.PulseResponse, got {type(link).__name__}")
-    if not np.all(np.isfinite(raw.samples)):
-        raise ConfigError("the pulse response holds NaN or infinite values")
+    what = f"the pulse response of {raw.name or 'the channel'} at {raw.baud_hz / 1e9:.6g} GBd"
+    check_pulse(raw.samples, what)
+    for a in raw.aggressors:  # crosstalk may be zero; never non-finite nor absurd
+        y = np.asarray(a.samples, dtype=float)
+        if not np.all(np.isfinite(y)) or np.abs(y).max(initial=0.0) > MAX_PULSE_PEAK:
+            raise ConfigError(f"the crosstalk pulse of {a.name or 'an aggressor'} holds NaN, infinite or absurd "
+                              f"values (beyond {MAX_PULSE_PEAK:g} V per V): the channel data are not physical")
     return raw
+
+
+def _check_slicer(comb: np.ndarray, swing_v: float, R) -> None:
+    """The slicer's worst-case input (every cursor at the outer level, after the Rx FFE) and
+    the noise there, finite and within :data:`MAX_SLICER_V`: the engines size their voltage
+    grids and bins from them."""
+    reach = float(np.sum(np.abs(comb))) * swing_v
+    noise = float(np.sqrt(max(float(R[0]), 0.0)))
+    if not (np.isfinite(reach) and np.isfinite(noise)) or reach > MAX_SLICER_V or noise > MAX_SLICER_V:
+        raise ConfigError(f"the slicer's input would reach {reach:.3g} V (noise {noise:.3g} V rms) with this "
+                          f"transmitter and receiver, beyond the {MAX_SLICER_V:g} V bound: check the swing and "
+                          "the FFE taps")
 
 
 def _first_tap_range(dfe) -> tuple[float, float]:
@@ -225,7 +245,13 @@ def _sampling_point(eq: channels.PulseResponse, cdr: Cdr, rx: Receiver) -> float
     y = eq.samples
     if cdr.phase in ("peak", "mm", "mm-dfe"):
         return pl.sampling_index(y, eq.samples_per_ui, cdr.phase, _first_tap_range(rx.dfe))
-    return float(np.argmax(y)) + float(cdr.phase) / eq.dt_s
+    m = float(np.argmax(y)) + float(cdr.phase) / eq.dt_s
+    if not 0.0 <= m <= y.size - 1:
+        rec = y.size * eq.dt_s
+        raise ConfigError(f"Cdr.phase {float(cdr.phase):g} s puts the sampling point outside the pulse record "
+                          f"({rec * 1e9:.4g} ns, the peak at {float(np.argmax(y)) * eq.dt_s * 1e9:.4g} ns): give an "
+                          "offset from the peak within the record")
+    return m
 
 
 def _cursors(y: np.ndarray, m_s: float, spu: int, rx: Receiver) -> tuple[np.ndarray, int]:

@@ -379,8 +379,8 @@ def run_chunk(
                                 u -= P
                             elif u < 0.0:
                                 u += P
-                            cb = min(int(u * CROSS_SUB), P * CROSS_SUB - 1)
-                            cross[cb] += 1
+                            if 0.0 <= u < P:  # NaN-safe: no index from a non-finite sample
+                                cross[min(int(u * CROSS_SUB), P * CROSS_SUB - 1)] += 1
                         prev = cur
                 lastraw = colring[0, P - 1]
             # ---- FFE, DFE, slicer
@@ -414,7 +414,8 @@ def run_chunk(
                         sl = sym[loc]
                         for p in range(P):
                             u = (zc[p] - vlo) * inv_vstep  # clamped before the cast: floor of a non-negative
-                            bi = int(min(max(u, 0.0), nb - 1.0))
+                            u = u if u > 0.0 else 0.0  # NaN-safe clamp before the cast
+                            bi = int(u if u < nb - 1.0 else nb - 1.0)
                             eye[p, bi] += 1
                             ip = 0
                             for t in range(M - 1):

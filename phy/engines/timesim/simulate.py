@@ -39,6 +39,7 @@ from ..._validate import integer, number
 from ..._validate import seed as check_seed
 from ...errors import ConfigError
 from ...serdes import Cdr, Jitter, Noise, PreparedLink, Receiver, Transmitter, prepare_link
+from ...serdes.limits import check_bytes, check_jitter
 from . import _kernels as K
 from .result import SimulationResult, assemble
 from .sources import RxNoise, aggressor_stream, tx_stream
@@ -145,6 +146,7 @@ def simulate(
            number(span_energy, "span_energy", positive=True, hi=0.1))
     warmup = (256 + (20_000 if cdr.kind != "fixed" else 0)) if warmup_ui is None else integer(warmup_ui, "warmup_ui", 0)
     lk = prepare_link(link, baud_hz=baud_hz, tx=tx, rx=rx, noise=noise, cdr=cdr, samples_per_ui=samples_per_ui)
+    check_jitter(jitter, lk.analog.baud_hz)
     rngs, r_agg = _streams(seed, len(lk.pulse.aggressors))
     tab = build_tables(lk, jitter, cdr, thr, span_ui, r_agg)
     st = _State(lk, tx, rx, cdr, tab, eye, eye_bins, waveform_ui, max_errors_recorded)
@@ -230,6 +232,9 @@ class _State:
         eye_bins = integer(eye_bins, "eye_bins", 8, 4096)
         waveform_ui = integer(waveform_ui, "waveform_ui", 0, 1 << 20)
         max_err = integer(max_errors, "max_errors_recorded", 0)
+        check_bytes(9.0 * max_err, f"max_errors_recorded={max_err:,} (9 bytes per stored error)")
+        check_bytes(16.0 * waveform_ui * (P + 1), f"waveform_ui={waveform_ui:,} at {P} samples per UI")
+        check_bytes(8.0 * P * eye_bins * 2, f"an eye of {P} columns x {eye_bins} bins")
         nffe = lk.rx_ffe.size
         self.eye_on = bool(eye)
         self.yring, self.colring, self.ahist = np.zeros(nffe), np.zeros((nffe, P)), np.zeros(lk.dfe.size)

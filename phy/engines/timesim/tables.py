@@ -13,6 +13,7 @@ from ..._validate import integer
 from ...errors import ConfigError
 from ...serdes import Cdr, Jitter, PreparedLink, step_from_pulse
 from ...serdes import pulse as pl
+from ...serdes.limits import check_bytes
 
 __all__ = ["Tables", "build_tables"]
 
@@ -127,6 +128,12 @@ def build_tables(lk: PreparedLink, jitter: Jitter, cdr: Cdr, thr, span_ui, r_agg
     jpost = int(np.ceil((hi - lo - m0 + shift) / spu)) + 1
     r_lo = -jpre * spu + m0 - int(np.ceil(shift)) - half - 2
     r_hi = (jpost + 1) * spu + m0 + int(np.ceil(shift)) + half + 3
+    n_sources = len(lk.pulse.aggressors) + (jitter.model == "symbol")
+    # the step table S and its rows T0, T1 (and each pulse source's, about as long), and the
+    # index array _table builds: 32 bytes per sample each
+    check_bytes(32.0 * (r_hi - r_lo + 1) * (1 + n_sources),
+                f"the simulator's step and pulse tables ({hi - lo} samples of pulse, {shift:.4g} samples of "
+                f"jitter and clock phase either side, {1 + n_sources} tables)")
     S, t0 = _table(step, r_lo, r_hi, periodic_tail=spu)
     T0, T1 = _rows(S, spu)
     sources = []  # (table, position of the victim's j = 0 sample, jmin, jmax)
