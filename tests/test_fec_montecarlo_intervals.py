@@ -71,3 +71,11 @@ def test_one_unit_hit_bounds_the_events_by_the_unit():
 def test_counts_that_do_not_fit_are_refused():
     with pytest.raises(FecError, match="do not fit"):
         Estimate.clustered(5, 1000, 11, 10, 25, 100)
+
+
+@pytest.mark.parametrize("ber", [1e-3, 5e-4, 3e-4])
+def test_ser_and_ber_out_agree_with_the_analysis_across_the_range(ber):
+    """The range the README states for KR4 (CER there in tests/test_fec_analysis.py)."""
+    mc = fec.montecarlo.random_stream(fec.KR4, ber, 20_000, seed=int(ber * 1e7))
+    out = mc.compare(fec.random_errors(fec.KR4, ber))
+    assert out["ser_out"]["agrees"] and out["ber_out"]["agrees"], out

@@ -562,10 +562,13 @@ def _run_statement(b: Block, st: Statement, g: _Group, figures: Path) -> None:
     plt.close("all")
 
 
-def _run_block(b: Block, figures: Path) -> tuple[str, str]:
-    g = _GROUPS.setdefault(b.group, _Group())
-    if "../shared" in b.source and not SHARED.is_dir():
-        status = ("skip", f"reads ../shared, absent here ({SHARED})")
+def _run_block(b: Block, figures: Path, groups: dict, shared: Path = SHARED) -> tuple[str, str]:
+    """Run ``b`` in its group's namespace: ("ok" | "skip" | "fail", why). A block reading
+    ``../shared`` skips when ``shared`` is absent, and a statement reading a name that a
+    skipped or pending statement would have defined skips the rest of its block."""
+    g = groups.setdefault(b.group, _Group())
+    if "../shared" in b.source and not shared.is_dir():
+        status = ("skip", f"reads ../shared, absent here ({shared})")
     else:
         status = ("ok", "")
     for st in b.statements:
@@ -609,7 +612,7 @@ def test_the_example_runs_as_written(block, figures, monkeypatch):
         if earlier.group == block.group and earlier.index not in g.done:
             failed = [i for i, (s, _) in g.done.items() if s == "fail"]
             g.done[earlier.index] = (("fail", f"block {BLOCKS[failed[0]].name} of its group failed")
-                                     if failed else _run_block(earlier, figures))
+                                     if failed else _run_block(earlier, figures, _GROUPS))
     status, message = g.done[block.index]
     if status == "skip":
         pytest.skip(message)
@@ -622,3 +625,31 @@ def test_pending_example(key):
     st = next(st for b in BLOCKS for st in b.statements if key in st.code)
     assert _check_of(st) is not None
     pytest.skip(f"README line {st.line}, {key}: {PENDING[key]}")
+
+
+def test_the_runner_skips_what_needs_shared_and_names_a_failure(tmp_path):
+    """On blocks of its own: without ../shared the block reading it skips, and so does the
+    later block using what it defines, not the one using only its own names; an exception
+    fails with the README line of its statement; a pending statement is not run."""
+    def block(i, src, group="synthetic"):
+        b = Block(100 + i, 1000 + 10 * i, src, group)
+        b.statements = _statements(b)
+        return b
+
+    reads = block(0, 'import os\nfound = os.path.exists("../shared/channels")\n')
+    uses = block(1, "twice = [found, found]\n")
+    alone = block(2, "x = 2 + 3\n")
+    groups: dict = {}
+    absent = tmp_path / "no-shared"
+    assert _run_block(reads, tmp_path, groups, absent) == ("skip", f"reads ../shared, absent here ({absent})")
+    status, why = _run_block(uses, tmp_path, groups, absent)
+    assert status == "skip" and why.startswith("uses ['found'], not defined: reads ../shared")
+    assert _run_block(alone, tmp_path, groups, absent) == ("ok", "") and groups["synthetic"].ns["x"] == 5
+    assert _run_block(reads, tmp_path, {}, tmp_path) == ("ok", "")  # present: it runs
+    broken = block(3, "y = 1\nz = 1 / 0\n", group="other")
+    status, why = _run_block(broken, tmp_path, groups, absent)
+    assert status == "fail" and why.startswith("README line 1031 (z = 1 / 0): ZeroDivisionError")
+    key = next(iter(PENDING))
+    later = block(4, f"from phy import topology as tp\nbest, plans = {key}\nn = best\n", group="pending")
+    status, why = _run_block(later, tmp_path, groups, absent)
+    assert status == "skip" and PENDING[key] in why and "best, plans" not in groups["pending"].ns
