@@ -129,3 +129,25 @@ def encode(messages, pm, r, out):
             out[c, k + j] = bit
             q ^= bit
         out[c, k + r] = q
+
+
+@njit(cache=True, inline="always")
+def _logaddexp(a, b):
+    m = max(a, b)
+    return m + np.log1p(np.exp(min(a, b) - m))
+
+
+@njit(cache=True)
+def pam4_llr(y, k, out):
+    """Each received PAM4 sample ``y[i]`` (levels -3, -1, 1, 3, Gray 00, 01, 11, 10) to its
+    two bits' log-likelihood ratios ``out[i] = (log P(b0=0)/P(b0=1), log P(b1=0)/P(b1=1))``,
+    with ``k = -1 / (2 sigma^2)`` (the plain numpy path of :func:`fec.hamming.pam4_llr` is
+    the reference)."""
+    for i in range(y.size):
+        v = y[i]
+        d0 = k * (v + 3.0) ** 2
+        d1 = k * (v + 1.0) ** 2
+        d2 = k * (v - 1.0) ** 2
+        d3 = k * (v - 3.0) ** 2
+        out[i, 0] = _logaddexp(d0, d1) - _logaddexp(d2, d3)
+        out[i, 1] = _logaddexp(d0, d3) - _logaddexp(d1, d2)

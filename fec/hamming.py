@@ -202,9 +202,10 @@ _GRAY = np.array([[0, 0], [0, 1], [1, 1], [1, 0]], dtype=np.uint8)
 _LEVELS = np.array([-3.0, -1.0, 1.0, 3.0])
 
 
-def pam4_llr(bits: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
+def pam4_llr(bits: np.ndarray, sigma: float, rng: np.random.Generator, *, kernel: bool = True) -> np.ndarray:
     """Send ``bits`` (..., 2m) over Gray-coded PAM4 (levels -3..3) with Gaussian noise of
-    ``sigma`` and return each bit's exact log-likelihood ratio ``log P(0)/P(1)``."""
+    ``sigma`` and return each bit's exact log-likelihood ratio ``log P(0)/P(1)``.
+    ``kernel=False``: the plain numpy path, the kernel's reference (the same noise)."""
     b = np.asarray(bits, dtype=np.uint8)
     if b.shape[-1] % 2:
         raise FecError("pam4_llr needs an even number of bits per row")
@@ -212,13 +213,15 @@ def pam4_llr(bits: np.ndarray, sigma: float, rng: np.random.Generator) -> np.nda
     pairs = b.reshape(*b.shape[:-1], -1, 2)
     idx = np.array([[0, 1], [3, 2]])[pairs[..., 0], pairs[..., 1]]
     y = _LEVELS[idx] + rng.normal(0.0, s, idx.shape)
-    d = -((y[..., None] - _LEVELS) ** 2) / (2 * s * s)  # log-likelihood of each level
-    dmax = d.max(axis=-1, keepdims=True)
-    lk = np.exp(d - dmax)
+    k = -1.0 / (2 * s * s)
     out = np.empty(pairs.shape)
-    for j in (0, 1):
-        zero = _GRAY[:, j] == 0
-        out[..., j] = np.log(lk[..., zero].sum(-1)) - np.log(lk[..., ~zero].sum(-1))
+    if kernel:
+        K.pam4_llr(y.reshape(-1), k, out.reshape(-1, 2))
+        return out.reshape(b.shape)
+    d = [k * (y - lv) ** 2 for lv in _LEVELS]  # log-likelihood of each level
+    for j in (0, 1):  # log of the sum over the levels whose bit j is 0, less over those where it is 1
+        zero, one = np.flatnonzero(_GRAY[:, j] == 0), np.flatnonzero(_GRAY[:, j] == 1)
+        out[..., j] = np.logaddexp(d[zero[0]], d[zero[1]]) - np.logaddexp(d[one[0]], d[one[1]])
     return out.reshape(b.shape)
 
 

@@ -160,7 +160,17 @@ class Cdr:
         (:func:`phy.serdes.pulse.sampling_index`).
     kp_ui, ki_ui : float
         Proportional and integral gains of the second-order loop, in UI of phase per unit
-        of detector output (the integral path accumulates ``ki_ui`` per update).
+        of detector output (the integral path accumulates ``ki_ui`` per update). With a
+        detector of slope ``K`` per UI of phase error (the Mueller-Mueller detector's is
+        ``E[a^2] d(h(-1) - h(1))/d(phase) / h0``, about 0.75 for PAM4 on the
+        ``chip_to_module`` channel) the loop's natural frequency is ``sqrt(ki_ui K)``
+        radians per UI and its damping ``kp_ui sqrt(K / ki_ui) / 2``: with the defaults
+        about baud / 1300 and 0.6. Jitter well below that frequency is tracked; jitter near
+        it is not (the sampling error is as large as the jitter, up to 1.2 times it at
+        baud / 1000), and on a narrow eye the decision errors it causes can carry the loop
+        past the eye's crossing (a slip, reported as a loss of lock). To track faster
+        jitter raise both gains: ``kp_ui x 2, ki_ui x 4`` doubles the frequency at the same
+        damping.
     phase_limit_ui : float
         The loop's phase is held within +- this from its start.
     lock_bound_ui : float
@@ -190,10 +200,11 @@ class Cdr:
             raise ConfigError(f"Cdr.phase must be 'peak', 'mm', 'mm-dfe' or an offset in seconds, got {self.phase!r}")
         if not isinstance(self.phase, str):
             number(self.phase, "Cdr.phase")
-        number(self.kp_ui, "Cdr.kp_ui", nonneg=True, hi=0.5)
-        number(self.ki_ui, "Cdr.ki_ui", nonneg=True, hi=0.5)
-        number(self.phase_limit_ui, "Cdr.phase_limit_ui", positive=True, hi=16)
-        number(self.lock_bound_ui, "Cdr.lock_bound_ui", positive=True, hi=16)
+        # stored as floats: an int gain (ki_ui=0) would compile the simulator's kernel again
+        object.__setattr__(self, "kp_ui", number(self.kp_ui, "Cdr.kp_ui", nonneg=True, hi=0.5))
+        object.__setattr__(self, "ki_ui", number(self.ki_ui, "Cdr.ki_ui", nonneg=True, hi=0.5))
+        object.__setattr__(self, "phase_limit_ui", number(self.phase_limit_ui, "Cdr.phase_limit_ui", positive=True, hi=16))
+        object.__setattr__(self, "lock_bound_ui", number(self.lock_bound_ui, "Cdr.lock_bound_ui", positive=True, hi=16))
         integer(self.update_ui, "Cdr.update_ui", 1, 4096)
 
     @property

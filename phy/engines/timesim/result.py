@@ -154,7 +154,9 @@ def _lock(cdr, fstate, istate, spu: int, ber: Estimate, ser: Estimate):
         f"the {cdr.kind} clock recovery lost lock: its phase moved {swing:.2f} UI from where it started "
         f"(bound {cdr.lock_bound_ui:g} UI), first at UI {lost_at}; the symbol error ratio of this run "
         f"({ser.value:.3g}) is that of a receiver that slipped, not of the link: it is reported as NaN. "
-        "Lower the loop gains (kp_ui, ki_ui), or compare with a fixed phase"), stacklevel=4)
+        "A loop too slow for the jitter it must follow (sinusoidal jitter near or above its natural frequency, "
+        "phy.Cdr's docstring) slips on a narrow eye: raise kp_ui and ki_ui; one carried off by its own "
+        "detector's noise: lower them; or compare with a fixed phase"), stacklevel=4)
     nan = float("nan")
     return False, lost_at, Estimate(ber.count, ber.trials, nan, nan, nan), Estimate(ser.count, ser.trials, nan, nan, nan)
 
