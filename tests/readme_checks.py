@@ -246,8 +246,11 @@ def _plan(v, ns, out):
 
 def _largest(v, ns, out):
     best, plans = ns["best"], ns["plans"]
-    assert best.n_accelerators == 72
-    assert next(p for p in plans if not p.closes).binding == "switch_radix"
+    assert best.n_accelerators == 72 and best.closes and plans[-1] is best
+    # past 72 the radix binds: no larger size is planned, and planning one says so
+    tp = ns["tp"]
+    assert tp.Layout(max_tiers=1).max_accelerators(tp.SwitchAsic.nvlink5()) == 72
+    assert tp.plan_domain(144, tp.Layout(max_tiers=1)).binding == "switch_radix"
 
 
 def _latency_table(v, ns, out):

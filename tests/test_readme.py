@@ -48,11 +48,7 @@ LAYOUT = [
 ]
 
 #: Statements not run yet, with the reason; delete an entry to run (and check) it in place.
-PENDING = {
-    "tp.largest_domain(tp.Layout(max_tiers=1))": (
-        "takes 353 s and 1.9 GB until the topology worker's fix of largest_domain (issue 31) "
-        "lands; delete this PENDING entry then"),
-}
+PENDING: dict[str, str] = {}
 
 #: Names of standards and parts in comments, not figures the code prints.
 NOT_FIGURES = re.compile(r"IEEE 370|802\.3\w*|200G-per-lane|ieee_802_3\w+|\bd1, d2, c1, c2\b")
