@@ -22,7 +22,8 @@ from pathlib import Path
 import numpy as np
 import skrf as rf
 
-from .errors import ChannelError
+from ._tsnumbers import is_integer, is_nonfinite, is_number
+from .errors import ChannelError, shown_path
 
 FREQ_UNITS = {"hz": 1.0, "khz": 1e3, "mhz": 1e6, "ghz": 1e9}
 UNIT_SPELLING = {"hz": "Hz", "khz": "kHz", "mhz": "MHz", "ghz": "GHz"}
@@ -32,10 +33,39 @@ FORMATS = {"ma", "db", "ri"}
 DEFAULT_UNIT, DEFAULT_PARAM, DEFAULT_FORMAT, DEFAULT_REF = "ghz", "s", "ma", "50"
 
 
+# ------------------------------------------------------------------------------ limits
+# What a file may hold before it is refused, each checked before the work it bounds:
+MAX_FILE_BYTES = 256 * 2**20
+"""Largest file read (256 MiB), checked with ``stat`` before a byte is read. The largest real
+channel files are a few MB (the 4-port 6,001-point files of ../shared/channels: 2 to 4 MB);
+a 16-port at 10,000 points in full precision is about 70 MB. Reading costs about 10 bytes
+of memory per byte of file at most (text, numbers, arrays), so the bound keeps one read
+within a few GB."""
+MAX_PORTS = 64
+"""Most ports a file may have: the largest VNAs measure 32 to 64 ports, and a link channel
+uses 2, 4 or a few lanes of 4 (up to 16 here). The S matrix of N ports costs 16 N^2 bytes
+a point, so the bound is checked (on the extension and ``[Number of Ports]``) before anything
+is sized by it."""
+MAX_LINE_CHARS = 262_144
+"""Longest line (256 Ki characters): one 64-port frequency point written on a single line
+(8,193 numbers at up to 32 characters) fits. Touchstone 1 writes at most four pairs a line
+(about 100 characters); comment lines are sentences."""
+NEWLINE = b"\n"
+MAX_S_MAGNITUDE = 2.0
+"""Largest |S_ij| a file may hold (+6 dB). A passive network's |S_ij| never exceeds 1; measured
+channel data exceed it only by calibration and noise error (the largest singular value of
+the real files in ../shared/channels is 1.0005; measured files reach about 1.14), which the
+passivity check reports as a warning. Twice the incident wave is no measurement error: a
+damaged number (a 1e200 where 0.5 was) or data that are not a channel's, which would
+otherwise overflow into NaN and infinities in every later step."""
+HEAD_BYTES = 4096  # what is read first, to refuse binary data before reading the rest
+
+
 # ------------------------------------------------------------------------------ the path
-def _shown(path: str, keep: int = 100) -> str:
-    """The path for a message, shortened in the middle when it is very long."""
-    return path if len(path) <= keep else f"{path[:60]}...{path[-30:]} ({len(path)} characters)"
+def _shown(path, keep: int = 100) -> str:
+    """The path for a message: control characters escaped, shortened in the middle when it
+    is very long (:func:`channels.errors.shown_path`)."""
+    return shown_path(path, keep)
 
 
 def as_path(value, what: str = "Touchstone file") -> Path:
@@ -44,15 +74,15 @@ def as_path(value, what: str = "Touchstone file") -> Path:
         try:
             text = os.fsdecode(os.fspath(value))
         except (TypeError, UnicodeError) as exc:
-            raise ChannelError(f"{what} path {value!r} cannot be read as a file name: {exc}") from None
+            raise ChannelError(f"{what} path {_shown(repr(value))} cannot be read as a file name: {exc}") from None
         if not text:
             raise ChannelError(f"{what} path is an empty string: expected the name of a .sNp or .ts file")
         if "\x00" in text:
-            raise ChannelError(f"{what} path {_shown(repr(text))} contains a NUL character, which no file name can")
+            raise ChannelError(f"{what} path {_shown(text)} contains a NUL character, which no file name can")
         return Path(text)
     raise ChannelError(
         f"{what} path must be a str or os.PathLike naming a .sNp or .ts file, "
-        f"got {value!r} ({type(value).__name__})"
+        f"got {_shown(repr(value))} ({type(value).__name__})"
     )
 
 
@@ -96,13 +126,29 @@ def stat_file(path: Path) -> os.stat_result:
 
 
 def read_bytes(path: Path, st: os.stat_result) -> bytes:
-    """The bytes of the regular file ``path`` (``st`` from :func:`stat_file`)."""
+    """The bytes of the regular file ``path`` (``st`` from :func:`stat_file`), refused before
+    they are read when the file is larger than :data:`MAX_FILE_BYTES` or its first
+    :data:`HEAD_BYTES` bytes are binary (:func:`binary_reason`)."""
+    if st.st_size > MAX_FILE_BYTES:
+        raise ChannelError(_too_large(path, f"{st.st_size:,} bytes"))
     try:
         with open(path, "rb") as fh:
-            return fh.read()
+            head = fh.read(HEAD_BYTES)
+            why = binary_reason(head)
+            if why is not None:
+                raise ChannelError(f"{_shown(str(path))}: binary data, not a Touchstone text file ({why})")
+            raw = head + fh.read(MAX_FILE_BYTES + 1 - len(head))  # bounded even if the file grew
     except OSError as exc:
         denied = f"this user may not read it (its permissions are {stat.filemode(st.st_mode)})"
         raise _access_error(path, exc, "reading", denied) from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ChannelError(_too_large(path, f"more than {MAX_FILE_BYTES:,} bytes"))
+    return raw
+
+
+def _too_large(path: Path, size: str) -> str:
+    return (f"{_shown(str(path))}: {size}, larger than the {MAX_FILE_BYTES // 2**20} MiB a Touchstone file "
+            "may have here (real channel files are a few MB; a 16-port at 10,000 points is about 70 MB)")
 
 
 _MAGIC = (
@@ -117,17 +163,11 @@ _MAGIC = (
 _TEXT_CONTROL = b"\t\n\v\f\r\x1a"  # \x1a: DOS end-of-file, seen at the end of old files
 
 
-def decode_text(raw: bytes, path: Path) -> str:
-    """The file's text: UTF-16 or UTF-8 (with or without byte-order mark), else latin-1.
-    Binary data raise :class:`ChannelError` saying what they look like."""
-    head = raw[:4096]
+def binary_reason(head: bytes) -> str | None:
+    """Why the first bytes of a file are not Touchstone text (a known binary format, a NUL
+    byte, many control characters), or None. UTF-16 text (with its byte-order mark) is text."""
     if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        try:
-            return raw.decode("utf-16")
-        except UnicodeDecodeError as exc:
-            raise ChannelError(
-                f"{_shown(str(path))}: starts like UTF-16 text but does not decode: {exc.reason}"
-            ) from None
+        return None
     why = next((what for magic, what in _MAGIC if head.startswith(magic)), None)
     nul = head.find(b"\x00")
     if why is None and nul >= 0:
@@ -136,7 +176,34 @@ def decode_text(raw: bytes, path: Path) -> str:
         control = len(head.translate(None, bytes(range(32, 256)) + _TEXT_CONTROL))
         if control > 0.01 * len(head):
             why = f"{control} control characters in its first {len(head)} bytes"
+    return why
+
+
+def decode_text(raw: bytes, path: Path) -> str:
+    """The file's text: UTF-16 or UTF-8 (with or without byte-order mark), else latin-1.
+    Binary data (a NUL byte anywhere) raise :class:`ChannelError` saying what they look like;
+    so does a line longer than :data:`MAX_LINE_CHARS`."""
+    head = raw[:HEAD_BYTES]
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            text = raw.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise ChannelError(
+                f"{_shown(str(path))}: starts like UTF-16 text but does not decode: {exc.reason}"
+            ) from None
+        nul = text.find("\x00")
+        if nul >= 0:
+            raise ChannelError(f"{_shown(str(path))}: binary data, not a Touchstone text file "
+                               f"(a NUL character at line {text.count(chr(10), 0, nul) + 1})")
+        check_line_length(text, path)
+        return text
+    why = binary_reason(head)
     if why is None:
+        nul = raw.find(b"\x00")
+        if nul >= 0:
+            why = f"a NUL byte at offset {nul}, line {raw.count(NEWLINE, 0, nul) + 1}"
+    if why is None:
+        check_line_length(raw, path)
         try:
             return raw.decode("utf-8-sig")
         except UnicodeDecodeError:
@@ -148,15 +215,48 @@ def decode_text(raw: bytes, path: Path) -> str:
     return raw.decode("latin-1")  # a few accented characters in the comments of an old file
 
 
+def check_line_length(text: str | bytes, path: Path) -> None:
+    """Refuse a line longer than :data:`MAX_LINE_CHARS` (counted in bytes for undecoded data:
+    at least as many as characters)."""
+    if len(text) <= MAX_LINE_CHARS:
+        return
+    data = np.frombuffer(text, np.uint8) if isinstance(text, bytes) else None
+    if data is not None:
+        ends = np.concatenate(([-1], np.flatnonzero(data == 10), [data.size]))
+    else:
+        ends = [-1]
+        pos = text.find("\n")
+        while pos >= 0:
+            ends.append(pos)
+            pos = text.find("\n", pos + 1)
+        ends = np.array(ends + [len(text)])
+    lengths = np.diff(ends) - 1
+    k = int(np.argmax(lengths))
+    if lengths[k] > MAX_LINE_CHARS:
+        cr = " (a file with CR-only line ends reads as one line: convert them to LF)" if (
+            (b"\r" if data is not None else "\r") in text[:HEAD_BYTES]) else ""
+        raise ChannelError(
+            f"{_shown(str(path))}: line {k + 1} holds {int(lengths[k]):,} characters, more than the "
+            f"{MAX_LINE_CHARS:,} a line may have (one 64-port frequency point on a single line fits){cr}"
+        )
+
+
 def nports_from_suffix(path: Path) -> int | None:
     """Port count the extension promises (``.s4p`` -> 4), ``None`` for ``.ts``."""
-    m = re.fullmatch(r"\.s(\d+)p", path.suffix.lower())
+    m = re.fullmatch(r"\.s([0-9]+)p", path.suffix.lower())
     if m:
-        return int(m.group(1))
+        digits = m.group(1)
+        n = int(digits) if len(digits) <= 6 else MAX_PORTS + 1
+        if not 1 <= n <= MAX_PORTS:
+            raise ChannelError(
+                f"{_shown(path.name)}: the extension says {_shown(digits, 20)} ports; expected 1 to {MAX_PORTS} "
+                "(a channel file has 2, 4 or a few lanes of 4 ports)"
+            )
+        return n
     if path.suffix.lower() == ".ts":
         return None
     raise ChannelError(
-        f"{path.name}: unsupported extension {path.suffix!r}; expected a Touchstone file "
+        f"{_shown(path.name)}: unsupported extension {_shown(repr(path.suffix), 40)}; expected a Touchstone file "
         "(.s2p, .s4p, .s8p, .s12p, .s16p or .ts)"
     )
 
@@ -227,14 +327,17 @@ def _option_fields(s: str, name: str, strict: bool = True) -> dict:
                     break
                 raise ChannelError(f"{name}: option line {s!r} has 'R' without a resistance")
             ref = toks[k + 1]
-            try:
-                r = float(ref)
-            except ValueError:
+            if not is_number(ref):
                 if not strict:
                     break
+                what = ("must be positive, finite and written as a Touchstone number" if _float_reads(ref)
+                        else "is not a number")  # (float reads nan, inf and 5_0; no Touchstone file holds them)
                 raise ChannelError(
-                    f"{name}: option line {s!r}: reference resistance {ref!r} is not a number"
-                ) from None
+                    f"{name}: option line {shown_path(repr(s), 120)}: reference resistance {what}, got "
+                    f"{shown_path(repr(ref), 40)} (expected digits with an optional sign, decimal point and exponent, "
+                    "e.g. 50 or 5e1)"
+                )
+            r = float(ref)
             if strict and (not np.isfinite(r) or r <= 0):
                 raise ChannelError(
                     f"{name}: option line {s!r}: reference resistance must be positive, got {ref}"
@@ -359,18 +462,19 @@ def expected_layout(nports: int) -> list[int]:
     return layout
 
 
-def diagnose_data(text: str, nports: int, name: str) -> str:
+def diagnose_data(text: str, nports: int | None, name: str, matrix: str = "full") -> str:
     """Explain why data could not be parsed: a non-numeric token, lines that do not have the
     extension's layout, or a truncated last point."""
-    per_point = 1 + 2 * nports * nports
+    if nports is None:
+        return "the number of ports is not known (no .sNp extension and no [Number of Ports])"
+    per_point = 1 + (2 * nports * nports if matrix == "full" else nports * (nports + 1))
     count = 0
     lengths = []
     for lineno, toks in data_lines(text):
         for tok in toks:
-            try:
-                float(tok)
-            except ValueError:
-                return f"line {lineno}: {tok!r} is not a number"
+            if not is_number(tok) and not is_nonfinite(tok):
+                return (f"line {lineno}: {shown_path(repr(tok), 60)} is not a number as Touchstone writes one "
+                        "(expected digits with an optional sign, decimal point and exponent, e.g. -0.5 or 1.2e-3)")
         count += len(toks)
         lengths.append((lineno, len(toks)))
     if count == 0:
@@ -397,7 +501,70 @@ def diagnose_data(text: str, nports: int, name: str) -> str:
             f"({per_point} numbers per point for {nports} ports); the last point has "
             f"{count % per_point} of {per_point}"
         )
-    return "the data could not be parsed"
+    return (f"the data could not be parsed as {count // per_point} frequency points of {nports} ports "
+            f"({per_point} numbers each, each point starting on a new line)")
+
+
+def check_tokens(text: str, name: str) -> None:
+    """Refuse a number Python's ``float`` reads but Touchstone does not write (``0_5``,
+    non-ASCII digits; ``nan`` and ``inf`` are read, and refused after parsing with the
+    frequency they are at) where scikit-rf's own parser would read it with
+    ``float``: the data lines, and the numbers of HFSS ``! Gamma`` / ``! Port Impedance``
+    comment blocks. (The fast reader refuses them itself; this runs before scikit-rf's
+    parser.)"""
+    block = False
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        s = line.strip()
+        if not s:
+            continue
+        if s[0] == "!":
+            low = s.lower()
+            if low.startswith(("! gamma", "! port impedance")):
+                block, toks = True, s.rpartition("!")[2].split()
+            elif block:
+                toks = s[1:].split()
+            else:
+                continue
+        elif s[0] in "#[":
+            block = False
+            continue
+        else:
+            block = False
+            toks = s.partition("!")[0].split()
+        for tok in toks:
+            if not is_number(tok) and not is_nonfinite(tok) and _float_reads(tok):
+                raise ChannelError(
+                    f"{name}: line {lineno}: {shown_path(repr(tok), 60)} is not a number as Touchstone writes one "
+                    "(expected digits with an optional sign, decimal point and exponent; Python's float reads it, "
+                    "no Touchstone file holds it)")
+
+
+def _float_reads(tok: str) -> bool:
+    try:
+        float(tok)
+    except ValueError:
+        return False
+    return True
+
+
+def check_magnitudes(ntwk: rf.Network, name: str) -> None:
+    """Refuse an |S_ij| above :data:`MAX_S_MAGNITUDE`, naming the first (frequency, entry)."""
+    s = ntwk.s
+    mag = np.abs(s)
+    over = mag > MAX_S_MAGNITUDE
+    if not over.any():
+        return
+    p, i, j = np.unravel_index(int(np.argmax(over)), s.shape)
+    n = s.shape[1]
+    entry = f"S{i + 1}{j + 1}" if n < 10 else f"S({i + 1},{j + 1})"
+    value = float(mag[p, i, j])
+    f = float(ntwk.f[p])
+    raise ChannelError(
+        f"{name}: |{entry}| = {value:.4g} ({20 * np.log10(value):+.1f} dB) at {f / 1e9:.6g} GHz "
+        f"({int(over.sum())} values above {MAX_S_MAGNITUDE:g}): no channel's S-parameter reaches that. A passive "
+        f"network's never exceeds 1 and measured data reach about 1.14 (calibration error); above "
+        f"{MAX_S_MAGNITUDE:g} (+6 dB) a number is damaged or the data are not a channel's"
+    )
 
 
 def check_two_port_noise(text: str, name: str) -> None:
@@ -407,10 +574,9 @@ def check_two_port_noise(text: str, name: str) -> None:
     last_f = None
     in_noise = False
     for lineno, toks in data_lines(text):
-        try:
-            freq = float(toks[0])
-        except ValueError:
+        if not is_number(toks[0]):
             return
+        freq = float(toks[0])
         if len(toks) == 9:
             if in_noise or (last_f is not None and freq <= last_f):
                 raise ChannelError(
@@ -430,10 +596,9 @@ def check_keywords(text: str, ntwk: rf.Network, name: str) -> None:
               if not text[text.rfind("\n", 0, m.start()) + 1:m.start()].strip()), None)  # a keyword line, not a comment
     if m is None:
         return
-    try:
-        stated = int(m.group(1))
-    except ValueError:
-        raise ChannelError(f"{name}: [Number of Frequencies] {m.group(1)!r} is not a whole number") from None
+    if not is_integer(m.group(1)) or len(m.group(1)) > 12:
+        raise ChannelError(f"{name}: [Number of Frequencies] {shown_path(repr(m.group(1)), 40)} is not a whole number")
+    stated = int(m.group(1))
     held = ntwk.f.size
     if stated != held:
         why = "the file is truncated or the keyword is wrong" if held < stated else "the keyword is wrong"
