@@ -35,12 +35,12 @@ DEFAULT_UNIT, DEFAULT_PARAM, DEFAULT_FORMAT, DEFAULT_REF = "ghz", "s", "ma", "50
 
 # ------------------------------------------------------------------------------ limits
 # What a file may hold before it is refused, each checked before the work it bounds:
-MAX_FILE_BYTES = 256 * 2**20
-"""Largest file read (256 MiB), checked with ``stat`` before a byte is read. The largest real
+MAX_FILE_BYTES = 128 * 2**20
+"""Largest file read (128 MiB), checked with ``stat`` before a byte is read. The largest real
 channel files are a few MB (the 4-port 6,001-point files of ../shared/channels: 2 to 4 MB);
-a 16-port at 10,000 points in full precision is about 70 MB. Reading costs about 10 bytes
-of memory per byte of file at most (text, numbers, arrays), so the bound keeps one read
-within a few GB."""
+a 16-port at 10,000 points in full precision is about 70 MB. Reading holds the bytes and
+the text at once, so this bound (with :data:`MAX_WORDS`) keeps one read under about 2 GB
+of memory and a minute of time."""
 MAX_PORTS = 64
 """Most ports a file may have: the largest VNAs measure 32 to 64 ports, and a link channel
 uses 2, 4 or a few lanes of 4 (up to 16 here). The S matrix of N ports costs 16 N^2 bytes
@@ -50,6 +50,11 @@ MAX_LINE_CHARS = 262_144
 """Longest line (256 Ki characters): one 64-port frequency point written on a single line
 (8,193 numbers at up to 32 characters) fits. Touchstone 1 writes at most four pairs a line
 (about 100 characters); comment lines are sentences."""
+MAX_WORDS = 10_000_000
+"""Most blank-separated words (numbers, mostly) a file may hold, counted in one pass over its
+bytes before any is parsed: reading costs up to about 150 bytes of memory a number at its
+peak (measured: 10 million numbers in a 115 MB file, 1.6 GB and 17 s). A 16-port at 10,000
+points holds 5.1 million numbers, a 32-port at 2,400 points 4.9 million."""
 NEWLINE = b"\n"
 MAX_S_MAGNITUDE = 2.0
 """Largest |S_ij| a file may hold (+6 dB). A passive network's |S_ij| never exceeds 1; measured
@@ -148,7 +153,8 @@ def read_bytes(path: Path, st: os.stat_result) -> bytes:
 
 def _too_large(path: Path, size: str) -> str:
     return (f"{_shown(str(path))}: {size}, larger than the {MAX_FILE_BYTES // 2**20} MiB a Touchstone file "
-            "may have here (real channel files are a few MB; a 16-port at 10,000 points is about 70 MB)")
+            "may have here (real channel files are a few MB; a 16-port at 10,000 points is about 70 MB); the "
+            "limit bounds the memory and time a read takes")
 
 
 _MAGIC = (
@@ -196,6 +202,7 @@ def decode_text(raw: bytes, path: Path) -> str:
             raise ChannelError(f"{_shown(str(path))}: binary data, not a Touchstone text file "
                                f"(a NUL character at line {text.count(chr(10), 0, nul) + 1})")
         check_line_length(text, path)
+        check_word_count(text.encode("utf-8", "replace"), path)
         return text
     why = binary_reason(head)
     if why is None:
@@ -204,6 +211,7 @@ def decode_text(raw: bytes, path: Path) -> str:
             why = f"a NUL byte at offset {nul}, line {raw.count(NEWLINE, 0, nul) + 1}"
     if why is None:
         check_line_length(raw, path)
+        check_word_count(raw, path)
         try:
             return raw.decode("utf-8-sig")
         except UnicodeDecodeError:
@@ -213,6 +221,23 @@ def decode_text(raw: bytes, path: Path) -> str:
     if why is not None:
         raise ChannelError(f"{_shown(str(path))}: binary data, not a Touchstone text file ({why})")
     return raw.decode("latin-1")  # a few accented characters in the comments of an old file
+
+
+def check_word_count(raw: bytes, path: Path, chunk: int = 1 << 22) -> None:
+    """Refuse more than :data:`MAX_WORDS` words (runs of bytes above 32), counted a chunk at a
+    time (a few MB of work memory whatever the file's size)."""
+    if len(raw) <= 2 * MAX_WORDS:  # cannot hold more (a word and a blank take 2 bytes)
+        return
+    words, prev_blank = 0, True
+    for off in range(0, len(raw), chunk):
+        a = np.frombuffer(raw, np.uint8, count=min(chunk, len(raw) - off), offset=off) > 32
+        words += int(np.count_nonzero(a[1:] & ~a[:-1])) + int(bool(a[0]) and prev_blank)
+        prev_blank = not a[-1]
+    if words > MAX_WORDS:
+        raise ChannelError(
+            f"{_shown(str(path))}: {words:,} words, more than the {MAX_WORDS:,} numbers a file may hold here "
+            "(a 16-port at 10,000 points holds 5.1 million); the limit bounds the memory a read takes"
+        )
 
 
 def check_line_length(text: str | bytes, path: Path) -> None:
