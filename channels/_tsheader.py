@@ -67,6 +67,16 @@ class Header:
     ports: int | None = None
     frequencies: int | None = None
     matrix: str = "full"
+    reference_span: tuple | None = None  # (start, end, one-line text) of a continued [Reference]
+
+    def joined(self, text: str) -> str:
+        """``text`` with a ``[Reference]`` continued over several lines written on one (and
+        blank lines for the rest, so that line numbers stay): scikit-rf's parser fails on a
+        comment or blank line between its values."""
+        if self.reference_span is None:
+            return text
+        start, end, line = self.reference_span
+        return text[:start] + line + text[end:]
 
 
 class _Line:
@@ -140,9 +150,10 @@ def _count(line: _Line, name: str, key: str, value: str, lo: int, hi: int | None
     return n
 
 
-def _references(text: str, line: _Line, value: str, ports: int, name: str) -> tuple[list[float], set]:
+def _references(text: str, line: _Line, value: str, ports: int, name: str) -> tuple[list[float], set, tuple | None]:
     """The ``[Reference]`` values from its line and its continuation lines (numbers only,
-    comments and blank lines between them), and the offsets of the lines they took."""
+    comments and blank lines between them), the offsets of the lines they took, and
+    (for :meth:`Header.joined`) the span they cover with the same values on one line."""
     values: list[str] = value.split()
     used = set()
     nxt = line
@@ -172,7 +183,11 @@ def _references(text: str, line: _Line, value: str, ports: int, name: str) -> tu
         if not 0 < r < float("inf"):
             raise _fail(name, line, f"[Reference] value {tok}: a reference impedance must be finite and positive (ohm)")
         refs.append(r)
-    return refs, used
+    span = None
+    if nxt is not line:
+        rest = text[line.start:nxt.end]
+        span = (line.start, nxt.end, "[Reference] " + " ".join(values) + "\n" * rest.count("\n"))
+    return refs, used, span
 
 
 def _mixed_mode(line: _Line, value: str, ports: int, name: str) -> None:
@@ -209,6 +224,7 @@ def check(text: str, name: str, ports_from_name: int | None, max_ports: int) -> 
     data_at = None  # the [Network Data] line
     end_at = None
     taken: set = set()  # offsets of [Reference] continuation lines
+    reference_span = None
     for line in lines:
         key, value = _name_and_value(line, name)
         if key in seen:
@@ -236,7 +252,7 @@ def check(text: str, name: str, ports_from_name: int | None, max_ports: int) -> 
         elif key == "[reference]":
             if ports is None:
                 raise _fail(name, line, "[Reference] before [Number of Ports]: the number of references is not known")
-            _, used = _references(text, line, value, ports, name)
+            _, used, reference_span = _references(text, line, value, ports, name)
             taken |= used
         elif key == "[number of frequencies]":
             frequencies = _count(line, name, key, value, 1)
@@ -267,7 +283,7 @@ def check(text: str, name: str, ports_from_name: int | None, max_ports: int) -> 
     if end_at is not None:
         _no_data_between(text, end_at.end, end_at.number + 1, len(text), set(), name,
                          f"after [End] (line {end_at.number})")
-    return Header(version, ports, frequencies, matrix)
+    return Header(version, ports, frequencies, matrix, reference_span)
 
 
 _PORT_NAME = re.compile(r"^[^\S\n]*! Port\[([0-9]+)\]", re.M)

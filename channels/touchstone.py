@@ -118,7 +118,7 @@ def _read_network(path: Path, name: str) -> rf.Network:
             raise ChannelError(f"{name}: a .ts file is Touchstone 2: expected [Version] 2.0, [Number of Ports] and "
                                "[Network Data] keywords (or name a Touchstone 1 file .sNp)")
         _tsheader.check_port_names(text, name, nports or header.ports)
-        opt, parse_text = _tsfile.parse_option_line(text, name)
+        opt, parse_text = _tsfile.parse_option_line(header.joined(text), name)
         ntwk, pairs, fast = _parse(parse_text, text, opt, path, name, nports or header.ports, header)
         if nports == 2 and getattr(ntwk, "noisy", False):
             noise_text = text  # (never cached: the fast reader leaves noise to scikit-rf)
