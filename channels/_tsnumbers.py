@@ -39,7 +39,7 @@ import re
 
 import numpy as np
 
-__all__ = ["is_number", "is_integer", "is_nonfinite", "parse_numbers", "split_tokens", "STRUCTURE_TABLE"]
+__all__ = ["float_reads", "is_number", "is_integer", "is_nonfinite", "parse_numbers", "split_tokens", "STRUCTURE_TABLE"]
 
 # A number as Touchstone writes one (the specification's integers and floating-point
 # values): an optional sign, ASCII digits with an optional decimal point, an optional
@@ -62,6 +62,15 @@ def is_nonfinite(token: str | bytes) -> bool:
     ``Infinity``): not a Touchstone number, but read as one so that the finite-value checks
     after parsing name where it is."""
     return (_NONFINITE_B if isinstance(token, bytes) else _NONFINITE).fullmatch(token) is not None
+
+
+def float_reads(token: str) -> bool:
+    """Whether Python's ``float`` reads ``token`` (Touchstone number or not)."""
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
 
 
 def is_integer(token: str) -> bool:

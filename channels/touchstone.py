@@ -24,7 +24,7 @@ from typing import Iterable
 import numpy as np
 import skrf as rf
 
-from . import _plausible, _tscache, _tsfile, _tsheader, _tsread
+from . import _plausible, _tscache, _tsdata, _tsfile, _tsheader, _tsread
 from .channel import Channel
 from .grid import check_transmits
 from .errors import ChannelError, ChannelQualityWarning, shown_path
@@ -62,7 +62,7 @@ def read_network(path: str | Path) -> rf.Network:
         Touchstone 2 keywords that are unknown, out of order, repeated or malformed, a
         ``[Reference]`` without one finite positive value per port
         (:mod:`channels._tsheader`); non-numeric or truncated data; NaN or infinite
-        values; an |S| above :data:`channels._tsfile.MAX_S_MAGNITUDE`; a frequency axis
+        values; an |S| above :data:`channels._tsdata.MAX_S_MAGNITUDE`; a frequency axis
         that is not strictly increasing or not a channel's (above 1 THz or below 1 MHz,
         naming the unit that fits); MA, DB or RI data that cannot be what the header says
         (negative magnitudes, dB values all near 0 dB, RI magnitudes above 10, naming
@@ -128,12 +128,12 @@ def _read_network(path: Path, name: str) -> rf.Network:
             size += 2 * pairs[0].nbytes if pairs else 0
             _tscache.NETWORKS.put(key, (ntwk, pairs, opt, keyword_text), size)
     ntwk.name = shown_path(path.stem, keep=None)
-    _tsfile.check_network(ntwk, name, nports)
+    _tsdata.check_network(ntwk, name, nports)
     if noise_text is not None:
-        _tsfile.check_two_port_noise(noise_text, name)
-    _tsfile.check_keywords(keyword_text, ntwk, name)
+        _tsdata.check_two_port_noise(noise_text, name)
+    _tsdata.check_keywords(keyword_text, ntwk, name)
     _plausible.check(opt, np.asarray(ntwk.f, dtype=float), pairs, ntwk.nports, name)
-    _tsfile.check_magnitudes(ntwk, name)
+    _tsdata.check_magnitudes(ntwk, name)
     return ntwk
 
 
@@ -142,11 +142,11 @@ def _parse(parse_text: str, text: str, opt, path: Path, name: str, nports: int, 
     format), its raw pairs (S files; read-only), and whether the fast reader read it."""
     try:  # scikit-rf's network, read by the fast reader (scikit-rf's parser where it must)
         ntwk, fast = _tsread.read_text(parse_text, path.name,  # the name's extension gives the port count
-                                       before_fallback=lambda: _tsfile.check_tokens(text, name))
+                                       before_fallback=lambda: _tsdata.check_tokens(text, name))
     except ChannelError:
         raise
     except Exception as exc:  # scikit-rf raises ValueError/IndexError/... on bad data
-        why = _tsfile.diagnose_data(text, nports, name, header.matrix)
+        why = _tsdata.diagnose_data(text, nports, name, header.matrix)
         raise ChannelError(f"{name}: malformed Touchstone data: {why}") from exc
     pairs = None
     if opt.param == "s":  # parsed as RI: the file's raw pairs

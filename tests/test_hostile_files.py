@@ -14,7 +14,6 @@ are never called, and the linear replacements return what scikit-rf's return. Th
 from __future__ import annotations
 
 import io
-import os
 import random
 import re
 import sys
@@ -27,7 +26,7 @@ import pytest
 import skrf as rf
 
 import channels
-from channels import ChannelError, ChannelQualityWarning, _tsfile, _tsnumbers, _tsread, grid, quality
+from channels import ChannelError, ChannelQualityWarning, _tsdata, _tsfile, _tsnumbers, _tsread, grid, quality
 from channels.errors import shown_path
 
 from conftest import shared_file
@@ -373,7 +372,7 @@ def test_any_parser_failure_becomes_a_channel_error(tmp_path, monkeypatch):
     msg = _refused(p, r"ok\.s2p: malformed Touchstone data")
     assert "modulo" not in msg and "division" not in msg
     monkeypatch.undo()
-    monkeypatch.setattr(_tsfile, "check_network", broken)
+    monkeypatch.setattr(_tsdata, "check_network", broken)
     msg = _refused(p, r"ok\.s2p: could not be read as a Touchstone file.*ZeroDivisionError")
     assert "modulo" not in msg and "division by zero" not in msg
 
