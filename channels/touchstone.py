@@ -315,6 +315,15 @@ def load(
     check_quality : bool
         Check passivity, reciprocity and causality (IEEE 370) and warn with
         :class:`~channels.errors.ChannelQualityWarning` when one is not good.
+
+    Raises
+    ------
+    ChannelError
+        Whatever the file holds, nothing else: everything :func:`read_network` refuses, a
+        port order that cannot be told, and a through that transmits nothing (|Sdd21|
+        below :data:`channels.grid.TRANSMISSION_FLOOR` at every frequency: an open or an
+        all-zero file). Messages name the file with its control characters escaped
+        (:func:`channels.errors.shown_path`).
     """
     path = _tsfile.as_path(path)
     ntwk = read_network(path)
