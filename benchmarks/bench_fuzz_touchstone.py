@@ -213,9 +213,9 @@ def m_extension(data, name, rng):
 
 def m_long_word(data, name, rng):
     n = int(rng.choice([5_000, 50_000, 200_000, 300_000]))
-    kind = int(rng.integers(0, 6))
+    kind = int(rng.integers(0, 8))
     word = ["! " + "a" * n, "! " + "!" * n + "::x", "! x = " + "7" * n, "! " + "a" * n + " = b",
-            "! " + "\t" * n + "Port", " ".join(["0.5"] * (n // 4))][kind]
+            "! " + "\t" * n + "Port", " ".join(["0.5"] * (n // 4)), "! " + "[" * n, "1 " + "#" * n][kind]
     lines = _lines(data)
     at = int(rng.integers(0, min(len(lines), 40)))
     return b"\n".join(lines[:at] + [word.encode()] + lines[at:]), name, f"long line kind {kind}, {n} characters at {at}"

@@ -390,8 +390,9 @@ def _option_lines(text: str) -> list[tuple[int, int, int, str]]:
     pos = text.find("#")
     while pos >= 0:
         start = text.rfind("\n", 0, pos) + 1
-        if text[start:pos].strip():  # a '#' inside a comment or a data line
-            pos = text.find("#", pos + 1)
+        if text[start:pos].strip():  # a '#' inside a comment or a data line: on to the next line
+            end = text.find("\n", pos)
+            pos = -1 if end < 0 else text.find("#", end)
             continue
         end = text.find("\n", pos)
         end = len(text) if end < 0 else end + 1

@@ -99,8 +99,9 @@ def _keyword_lines(text: str) -> list[_Line]:
     last_start, last_number = 0, 1
     while pos >= 0:
         start = text.rfind("\n", 0, pos) + 1
-        if text[start:pos].strip():  # a '[' inside a comment or a data line
-            pos = text.find("[", pos + 1)
+        if text[start:pos].strip():  # a '[' inside a comment or a data line: on to the next line
+            end = text.find("\n", pos)
+            pos = -1 if end < 0 else text.find("[", end)
             continue
         last_number += text.count("\n", last_start, start)
         last_start = start

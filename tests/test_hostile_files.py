@@ -317,6 +317,20 @@ def test_linear_comment_handling_equals_scikit_rfs():
         assert ours._parse_port(io.StringIO(buf)) == ref._parse_port(io.StringIO(buf))
 
 
+def test_many_keyword_and_option_characters_on_a_line_cost_linear_time(tmp_path):
+    # each '[' or '#' on a line used to search back to the line's start: quadratic in a line
+    # (1.4 s of CPU a 256 Ki-character line, and a file may hold 500 of them). A CPU-time bound
+    # some 50 times what it takes now (0.15 s; CPU time, not wall clock: a busy machine does not
+    # fail it); the 20 lines took 28 s before.
+    lines = [("! " + c * (_tsfile.MAX_LINE_CHARS - 10)) for c in "[#"] * 10
+    p = _write(tmp_path, "brackets.s2p", "\n".join(lines) + "\n" + _two_port())
+    import time
+
+    t = time.process_time()
+    ch = _load(p)
+    assert time.process_time() - t < 10.0 and ch.f.size == 601
+
+
 def test_port_count_99999_refused_before_allocating(tmp_path):
     p = _ts2(tmp_path, ["[Number of Ports] 99999", "[Network Data]"], name="big.ts")
     assert _peak_bytes(lambda: _load(p)) < 60 * p.stat().st_size  # the file's text and copies, no S array
