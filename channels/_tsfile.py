@@ -1,10 +1,11 @@
 """Reading a Touchstone file's bytes and header, and checking what scikit-rf parsed.
 
 The part of :func:`channels.touchstone.read_network` that is about the file rather than
-the channel: the path argument (type, length, existence, permissions), the bytes (binary
-or text, UTF-8/UTF-16/latin-1), the option line (fields in any order, one of each kind,
-later option lines), the data layout when scikit-rf cannot parse it, and the structure
-of the network it returns (points, ports, a strictly increasing axis, finite values).
+the channel: the path argument (type, length, existence, permissions), the limits a file
+must keep (size, line length, words, ports: each checked before the work it bounds), the
+bytes (binary or text, UTF-8/UTF-16/latin-1), and the option line (fields in any order,
+one of each kind, later option lines). The data themselves are checked in
+:mod:`channels._tsdata`.
 Every problem is a :class:`~channels.errors.ChannelError` with a one-line message that
 names the file and what was expected.
 """
@@ -20,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import skrf as rf
 
-from .errors import ChannelError
+from ._tsnumbers import float_reads, is_number
+from .errors import ChannelError, shown_path
 
 FREQ_UNITS = {"hz": 1.0, "khz": 1e3, "mhz": 1e6, "ghz": 1e9}
 UNIT_SPELLING = {"hz": "Hz", "khz": "kHz", "mhz": "MHz", "ghz": "GHz"}
@@ -32,10 +33,37 @@ FORMATS = {"ma", "db", "ri"}
 DEFAULT_UNIT, DEFAULT_PARAM, DEFAULT_FORMAT, DEFAULT_REF = "ghz", "s", "ma", "50"
 
 
+# ------------------------------------------------------------------------------ limits
+# What a file may hold before it is refused, each checked before the work it bounds:
+MAX_FILE_BYTES = 128 * 2**20
+"""Largest file read (128 MiB), checked with ``stat`` before a byte is read. The largest real
+channel files are a few MB (the 4-port 6,001-point files of ../shared/channels: 2 to 4 MB);
+a 16-port at 10,000 points in full precision is about 70 MB. Reading holds the bytes and
+the text at once, so this bound (with :data:`MAX_WORDS`) keeps one read under about 2 GB
+of memory and a minute of time."""
+MAX_PORTS = 64
+"""Most ports a file may have: the largest VNAs measure 32 to 64 ports, and a link channel
+uses 2, 4 or a few lanes of 4 (up to 16 here). The S matrix of N ports costs 16 N^2 bytes
+a point, so the bound is checked (on the extension and ``[Number of Ports]``) before anything
+is sized by it."""
+MAX_LINE_CHARS = 262_144
+"""Longest line (256 Ki characters): one 64-port frequency point written on a single line
+(8,193 numbers at up to 32 characters) fits. Touchstone 1 writes at most four pairs a line
+(about 100 characters); comment lines are sentences."""
+MAX_WORDS = 10_000_000
+"""Most blank-separated words (numbers, mostly) a file may hold, counted in one pass over its
+bytes before any is parsed: reading costs up to about 150 bytes of memory a number at its
+peak (measured: 10 million numbers in a 115 MB file, 1.6 GB and 17 s). A 16-port at 10,000
+points holds 5.1 million numbers, a 32-port at 2,400 points 4.9 million."""
+NEWLINE = b"\n"
+HEAD_BYTES = 4096  # what is read first, to refuse binary data before reading the rest
+
+
 # ------------------------------------------------------------------------------ the path
-def _shown(path: str, keep: int = 100) -> str:
-    """The path for a message, shortened in the middle when it is very long."""
-    return path if len(path) <= keep else f"{path[:60]}...{path[-30:]} ({len(path)} characters)"
+def _shown(path, keep: int = 100) -> str:
+    """The path for a message: control characters escaped, shortened in the middle when it
+    is very long (:func:`channels.errors.shown_path`)."""
+    return shown_path(path, keep)
 
 
 def as_path(value, what: str = "Touchstone file") -> Path:
@@ -44,15 +72,15 @@ def as_path(value, what: str = "Touchstone file") -> Path:
         try:
             text = os.fsdecode(os.fspath(value))
         except (TypeError, UnicodeError) as exc:
-            raise ChannelError(f"{what} path {value!r} cannot be read as a file name: {exc}") from None
+            raise ChannelError(f"{what} path {_shown(repr(value))} cannot be read as a file name: {exc}") from None
         if not text:
             raise ChannelError(f"{what} path is an empty string: expected the name of a .sNp or .ts file")
         if "\x00" in text:
-            raise ChannelError(f"{what} path {_shown(repr(text))} contains a NUL character, which no file name can")
+            raise ChannelError(f"{what} path {_shown(text)} contains a NUL character, which no file name can")
         return Path(text)
     raise ChannelError(
         f"{what} path must be a str or os.PathLike naming a .sNp or .ts file, "
-        f"got {value!r} ({type(value).__name__})"
+        f"got {_shown(repr(value))} ({type(value).__name__})"
     )
 
 
@@ -96,13 +124,30 @@ def stat_file(path: Path) -> os.stat_result:
 
 
 def read_bytes(path: Path, st: os.stat_result) -> bytes:
-    """The bytes of the regular file ``path`` (``st`` from :func:`stat_file`)."""
+    """The bytes of the regular file ``path`` (``st`` from :func:`stat_file`), refused before
+    they are read when the file is larger than :data:`MAX_FILE_BYTES` or its first
+    :data:`HEAD_BYTES` bytes are binary (:func:`binary_reason`)."""
+    if st.st_size > MAX_FILE_BYTES:
+        raise ChannelError(_too_large(path, f"{st.st_size:,} bytes"))
     try:
         with open(path, "rb") as fh:
-            return fh.read()
+            head = fh.read(HEAD_BYTES)
+            why = binary_reason(head)
+            if why is not None:
+                raise ChannelError(f"{_shown(str(path))}: binary data, not a Touchstone text file ({why})")
+            raw = head + fh.read(MAX_FILE_BYTES + 1 - len(head))  # bounded even if the file grew
     except OSError as exc:
         denied = f"this user may not read it (its permissions are {stat.filemode(st.st_mode)})"
         raise _access_error(path, exc, "reading", denied) from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ChannelError(_too_large(path, f"more than {MAX_FILE_BYTES:,} bytes"))
+    return raw
+
+
+def _too_large(path: Path, size: str) -> str:
+    return (f"{_shown(str(path))}: {size}, larger than the {MAX_FILE_BYTES // 2**20} MiB a Touchstone file "
+            "may have here (real channel files are a few MB; a 16-port at 10,000 points is about 70 MB); the "
+            "limit bounds the memory and time a read takes")
 
 
 _MAGIC = (
@@ -117,17 +162,11 @@ _MAGIC = (
 _TEXT_CONTROL = b"\t\n\v\f\r\x1a"  # \x1a: DOS end-of-file, seen at the end of old files
 
 
-def decode_text(raw: bytes, path: Path) -> str:
-    """The file's text: UTF-16 or UTF-8 (with or without byte-order mark), else latin-1.
-    Binary data raise :class:`ChannelError` saying what they look like."""
-    head = raw[:4096]
+def binary_reason(head: bytes) -> str | None:
+    """Why the first bytes of a file are not Touchstone text (a known binary format, a NUL
+    byte, many control characters), or None. UTF-16 text (with its byte-order mark) is text."""
     if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        try:
-            return raw.decode("utf-16")
-        except UnicodeDecodeError as exc:
-            raise ChannelError(
-                f"{_shown(str(path))}: starts like UTF-16 text but does not decode: {exc.reason}"
-            ) from None
+        return None
     why = next((what for magic, what in _MAGIC if head.startswith(magic)), None)
     nul = head.find(b"\x00")
     if why is None and nul >= 0:
@@ -136,7 +175,36 @@ def decode_text(raw: bytes, path: Path) -> str:
         control = len(head.translate(None, bytes(range(32, 256)) + _TEXT_CONTROL))
         if control > 0.01 * len(head):
             why = f"{control} control characters in its first {len(head)} bytes"
+    return why
+
+
+def decode_text(raw: bytes, path: Path) -> str:
+    """The file's text: UTF-16 or UTF-8 (with or without byte-order mark), else latin-1.
+    Binary data (a NUL byte anywhere) raise :class:`ChannelError` saying what they look like;
+    so does a line longer than :data:`MAX_LINE_CHARS`."""
+    head = raw[:HEAD_BYTES]
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            text = raw.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise ChannelError(
+                f"{_shown(str(path))}: starts like UTF-16 text but does not decode: {exc.reason}"
+            ) from None
+        nul = text.find("\x00")
+        if nul >= 0:
+            raise ChannelError(f"{_shown(str(path))}: binary data, not a Touchstone text file "
+                               f"(a NUL character at line {text.count(chr(10), 0, nul) + 1})")
+        check_line_length(text, path)
+        check_word_count(text.encode("utf-8", "replace"), path)
+        return text
+    why = binary_reason(head)
     if why is None:
+        nul = raw.find(b"\x00")
+        if nul >= 0:
+            why = f"a NUL byte at offset {nul}, line {raw.count(NEWLINE, 0, nul) + 1}"
+    if why is None:
+        check_line_length(raw, path)
+        check_word_count(raw, path)
         try:
             return raw.decode("utf-8-sig")
         except UnicodeDecodeError:
@@ -148,15 +216,65 @@ def decode_text(raw: bytes, path: Path) -> str:
     return raw.decode("latin-1")  # a few accented characters in the comments of an old file
 
 
+def check_word_count(raw: bytes, path: Path, chunk: int = 1 << 22) -> None:
+    """Refuse more than :data:`MAX_WORDS` words (runs of bytes above 32), counted a chunk at a
+    time (a few MB of work memory whatever the file's size)."""
+    if len(raw) <= 2 * MAX_WORDS:  # cannot hold more (a word and a blank take 2 bytes)
+        return
+    words, prev_blank = 0, True
+    for off in range(0, len(raw), chunk):
+        a = np.frombuffer(raw, np.uint8, count=min(chunk, len(raw) - off), offset=off) > 32
+        words += int(np.count_nonzero(a[1:] & ~a[:-1])) + int(bool(a[0]) and prev_blank)
+        prev_blank = not a[-1]
+    if words > MAX_WORDS:
+        raise ChannelError(
+            f"{_shown(str(path))}: {words:,} words, more than the {MAX_WORDS:,} numbers a file may hold here "
+            "(a 16-port at 10,000 points holds 5.1 million); the limit bounds the memory a read takes"
+        )
+
+
+def check_line_length(text: str | bytes, path: Path) -> None:
+    """Refuse a line longer than :data:`MAX_LINE_CHARS` (counted in bytes for undecoded data:
+    at least as many as characters)."""
+    if len(text) <= MAX_LINE_CHARS:
+        return
+    data = np.frombuffer(text, np.uint8) if isinstance(text, bytes) else None
+    if data is not None:
+        ends = np.concatenate(([-1], np.flatnonzero(data == 10), [data.size]))
+    else:
+        ends = [-1]
+        pos = text.find("\n")
+        while pos >= 0:
+            ends.append(pos)
+            pos = text.find("\n", pos + 1)
+        ends = np.array(ends + [len(text)])
+    lengths = np.diff(ends) - 1
+    k = int(np.argmax(lengths))
+    if lengths[k] > MAX_LINE_CHARS:
+        cr = " (a file with CR-only line ends reads as one line: convert them to LF)" if (
+            (b"\r" if data is not None else "\r") in text[:HEAD_BYTES]) else ""
+        raise ChannelError(
+            f"{_shown(str(path))}: line {k + 1} holds {int(lengths[k]):,} characters, more than the "
+            f"{MAX_LINE_CHARS:,} a line may have (one 64-port frequency point on a single line fits){cr}"
+        )
+
+
 def nports_from_suffix(path: Path) -> int | None:
     """Port count the extension promises (``.s4p`` -> 4), ``None`` for ``.ts``."""
-    m = re.fullmatch(r"\.s(\d+)p", path.suffix.lower())
+    m = re.fullmatch(r"\.s([0-9]+)p", path.suffix.lower())
     if m:
-        return int(m.group(1))
+        digits = m.group(1)
+        n = int(digits) if len(digits) <= 6 else MAX_PORTS + 1
+        if not 1 <= n <= MAX_PORTS:
+            raise ChannelError(
+                f"{_shown(path.name)}: the extension says {_shown(digits, 20)} ports; expected 1 to {MAX_PORTS} "
+                "(a channel file has 2, 4 or a few lanes of 4 ports)"
+            )
+        return n
     if path.suffix.lower() == ".ts":
         return None
     raise ChannelError(
-        f"{path.name}: unsupported extension {path.suffix!r}; expected a Touchstone file "
+        f"{_shown(path.name)}: unsupported extension {_shown(repr(path.suffix), 40)}; expected a Touchstone file "
         "(.s2p, .s4p, .s8p, .s12p, .s16p or .ts)"
     )
 
@@ -227,14 +345,17 @@ def _option_fields(s: str, name: str, strict: bool = True) -> dict:
                     break
                 raise ChannelError(f"{name}: option line {s!r} has 'R' without a resistance")
             ref = toks[k + 1]
-            try:
-                r = float(ref)
-            except ValueError:
+            if not is_number(ref):
                 if not strict:
                     break
+                what = ("must be positive, finite and written as a Touchstone number" if float_reads(ref)
+                        else "is not a number")  # (float reads nan, inf and 5_0; no Touchstone file holds them)
                 raise ChannelError(
-                    f"{name}: option line {s!r}: reference resistance {ref!r} is not a number"
-                ) from None
+                    f"{name}: option line {shown_path(repr(s), 120)}: reference resistance {what}, got "
+                    f"{shown_path(repr(ref), 40)} (expected digits with an optional sign, decimal point and exponent, "
+                    "e.g. 50 or 5e1)"
+                )
+            r = float(ref)
             if strict and (not np.isfinite(r) or r <= 0):
                 raise ChannelError(
                     f"{name}: option line {s!r}: reference resistance must be positive, got {ref}"
@@ -269,8 +390,9 @@ def _option_lines(text: str) -> list[tuple[int, int, int, str]]:
     pos = text.find("#")
     while pos >= 0:
         start = text.rfind("\n", 0, pos) + 1
-        if text[start:pos].strip():  # a '#' inside a comment or a data line
-            pos = text.find("#", pos + 1)
+        if text[start:pos].strip():  # a '#' inside a comment or a data line: on to the next line
+            end = text.find("\n", pos)
+            pos = -1 if end < 0 else text.find("#", end)
             continue
         end = text.find("\n", pos)
         end = len(text) if end < 0 else end + 1
@@ -337,136 +459,3 @@ def from_raw(a: np.ndarray, b: np.ndarray, fmt: str) -> np.ndarray:
         return a + 1j * b
     mag = 10 ** (a / 20.0) if fmt == "db" else a
     return mag * np.exp(1j * b * np.pi / 180)
-
-
-# ----------------------------------------------------------------------- the data layout
-def data_lines(text: str):
-    """``(line number, numeric tokens)`` of every data line (comments, option and keyword lines skipped)."""
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        s = line.split("!", 1)[0].strip()
-        if s and s[0] not in "#[":
-            yield lineno, s.split()
-
-
-def expected_layout(nports: int) -> list[int]:
-    """Numbers per line of one frequency point in Touchstone 1 layout: one line for 1 and 2
-    ports, otherwise each matrix row on its own lines, at most four pairs per line."""
-    if nports <= 2:
-        return [1 + 2 * nports * nports]
-    per_row = [2 * min(4, nports - 4 * k) for k in range((nports + 3) // 4)]
-    layout = per_row * nports
-    layout[0] += 1
-    return layout
-
-
-def diagnose_data(text: str, nports: int, name: str) -> str:
-    """Explain why data could not be parsed: a non-numeric token, lines that do not have the
-    extension's layout, or a truncated last point."""
-    per_point = 1 + 2 * nports * nports
-    count = 0
-    lengths = []
-    for lineno, toks in data_lines(text):
-        for tok in toks:
-            try:
-                float(tok)
-            except ValueError:
-                return f"line {lineno}: {tok!r} is not a number"
-        count += len(toks)
-        lengths.append((lineno, len(toks)))
-    if count == 0:
-        return "no data lines"
-    if "[version]" not in text.lower():
-        found = [n for _, n in lengths]
-
-        def fits(m: int) -> bool:
-            lay = expected_layout(m)
-            return all(n == lay[k % len(lay)] for k, n in enumerate(found[: 4 * len(lay)]))
-
-        layout = expected_layout(nports)
-        for k, (lineno, n) in enumerate(lengths[: 4 * len(layout)]):
-            if n != layout[k % len(layout)]:
-                other = next((m for m in range(1, 33) if m != nports and fits(m)), None)
-                hint = f"; the lines look like a {other}-port file" if other else ""
-                return (
-                    f"line {lineno} holds {n} numbers where a {nports}-port file (the extension) "
-                    f"has {layout[k % len(layout)]}{hint}"
-                )
-    if count % per_point:
-        return (
-            f"truncated: {count} numbers is not a whole number of frequency points "
-            f"({per_point} numbers per point for {nports} ports); the last point has "
-            f"{count % per_point} of {per_point}"
-        )
-    return "the data could not be parsed"
-
-
-def check_two_port_noise(text: str, name: str) -> None:
-    """Touchstone 1 two-port files start their noise block where the frequency steps back.
-    Real noise lines hold 5 numbers; a 9-number line after the step is network data on a
-    broken frequency axis, which scikit-rf would silently drop."""
-    last_f = None
-    in_noise = False
-    for lineno, toks in data_lines(text):
-        try:
-            freq = float(toks[0])
-        except ValueError:
-            return
-        if len(toks) == 9:
-            if in_noise or (last_f is not None and freq <= last_f):
-                raise ChannelError(
-                    f"{name}: the frequency axis is not strictly increasing at line {lineno} "
-                    f"({freq:.6g} after {last_f:.6g}, in the file's unit)"
-                )
-            last_f = freq
-        elif len(toks) == 5 and last_f is not None and freq <= last_f:
-            in_noise = True
-
-
-def check_keywords(text: str, ntwk: rf.Network, name: str) -> None:
-    """Touchstone 2 keywords that state what the data hold must agree with the data."""
-    if "[" not in text:
-        return  # a Touchstone 1 file: no keywords
-    m = next((m for m in re.finditer(r"\[number of frequencies\][ \t]*(\S+)", text, re.IGNORECASE)
-              if not text[text.rfind("\n", 0, m.start()) + 1:m.start()].strip()), None)  # a keyword line, not a comment
-    if m is None:
-        return
-    try:
-        stated = int(m.group(1))
-    except ValueError:
-        raise ChannelError(f"{name}: [Number of Frequencies] {m.group(1)!r} is not a whole number") from None
-    held = ntwk.f.size
-    if stated != held:
-        why = "the file is truncated or the keyword is wrong" if held < stated else "the keyword is wrong"
-        raise ChannelError(
-            f"{name}: [Number of Frequencies] says {stated} but the [Network Data] hold {held} points: {why}"
-        )
-
-
-def check_network(ntwk: rf.Network, name: str, nports: int | None) -> None:
-    """Structure of the parsed network: points, ports, a strictly increasing axis, finite values."""
-    f = np.asarray(ntwk.f, dtype=float)
-    s = ntwk.s
-    if f.size == 0:
-        raise ChannelError(f"{name}: no frequency points")
-    if nports is not None and ntwk.nports != nports:
-        raise ChannelError(f"{name}: the extension says {nports} ports but the data hold {ntwk.nports}")
-    if f.size < 2:
-        raise ChannelError(f"{name}: only {f.size} frequency point; a channel needs at least 2")
-    if not np.all(np.isfinite(f)):
-        raise ChannelError(f"{name}: the frequency axis holds NaN or infinite values")
-    if f[0] < 0:
-        raise ChannelError(f"{name}: negative frequency {f[0]} Hz")
-    step = np.diff(f)
-    if np.any(step <= 0):
-        i = int(np.argmax(step <= 0))
-        raise ChannelError(
-            f"{name}: the frequency axis is not strictly increasing at point {i + 1} "
-            f"({f[i]:.6g} Hz followed by {f[i + 1]:.6g} Hz)"
-        )
-    bad = ~np.isfinite(s).all(axis=(1, 2))
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise ChannelError(
-            f"{name}: NaN or infinite S-parameters at {int(bad.sum())} frequency points, "
-            f"first at {f[i]:.6g} Hz"
-        )

@@ -20,9 +20,12 @@ all the numbers at once, and gets the same doubles bit for bit:
   64-bit value nearer to the exact one than that halfway point would otherwise exist.
   Those (one in 2,000) go to ``float``. Tools that write doubles in full (``repr``, 17
   significant digits) make half their numbers of this kind.
-* Every other token (20 digits, ``1e-30``, ``1_000``, ``nan``, a malformed one) goes to
-  ``float`` itself, so it is accepted, converted or refused exactly as ``float`` does; a
-  refused one makes :func:`parse_numbers` return ``None``.
+* Every other token (20 digits, ``1e-30``, a malformed one) goes to ``float`` itself if it
+  is a Touchstone number (:func:`is_number`: ``[+-]digits[.digits][(e|E)[+-]digits]``, ASCII
+  digits only) or spells NaN or infinity (``nan``, ``-inf``, ``Infinity``: read as ``float``
+  reads them, so that the checks after parsing refuse them with the frequency they are at).
+  ``float`` also takes ``1_000`` and non-ASCII digits, which no Touchstone file holds: such
+  a token makes :func:`parse_numbers` return ``None``.
 
 Tokens are split as ``str.split()`` splits ASCII text (space, tab, CR, LF, VT, FF and
 ``\\x1c``-``\\x1f`` separate). A byte above 127 is never a separator here, so text with
@@ -32,9 +35,47 @@ slow parser, which never returns something different.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
-__all__ = ["parse_numbers", "split_tokens", "STRUCTURE_TABLE"]
+__all__ = ["float_reads", "is_number", "is_integer", "is_nonfinite", "parse_numbers", "split_tokens", "STRUCTURE_TABLE"]
+
+# A number as Touchstone writes one (the specification's integers and floating-point
+# values): an optional sign, ASCII digits with an optional decimal point, an optional
+# exponent. Python's float() also accepts "1_000", "nan", "inf", "infinity", non-ASCII digits
+# and surrounding blanks; none of those is a Touchstone number.
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NUMBER_B = re.compile(_NUMBER.pattern.encode())
+_INTEGER = re.compile(r"\+?[0-9]+")
+_NONFINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
+_NONFINITE_B = re.compile(_NONFINITE.pattern.encode(), re.IGNORECASE)
+
+
+def is_number(token: str | bytes) -> bool:
+    """Whether ``token`` is a Touchstone number (``[+-]digits[.digits][(e|E)[+-]digits]``)."""
+    return (_NUMBER_B if isinstance(token, bytes) else _NUMBER).fullmatch(token) is not None
+
+
+def is_nonfinite(token: str | bytes) -> bool:
+    """Whether ``token`` spells NaN or infinity as ``float`` reads it (``nan``, ``-inf``,
+    ``Infinity``): not a Touchstone number, but read as one so that the finite-value checks
+    after parsing name where it is."""
+    return (_NONFINITE_B if isinstance(token, bytes) else _NONFINITE).fullmatch(token) is not None
+
+
+def float_reads(token: str) -> bool:
+    """Whether Python's ``float`` reads ``token`` (Touchstone number or not)."""
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
+
+def is_integer(token: str) -> bool:
+    """Whether ``token`` is a whole number written with ASCII digits (an optional ``+``)."""
+    return _INTEGER.fullmatch(token) is not None
 
 _POW10 = np.array([10.0**k for k in range(23)])  # 1e0 .. 1e22, all exact doubles
 _MAX_MANTISSA_DIGITS = 19  # 10**19 < 2**64: the uint64 accumulation of at most 19 digits is exact
@@ -190,8 +231,8 @@ def parse_numbers(b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | 
     np.negative(v, out=v, where=bp[st] == 45)
     slow = np.flatnonzero(~fast)
     if slow.size:
-        try:
-            v[slow] = [float(b[i:k].tobytes()) for i, k in zip(st[slow].tolist(), en[slow].tolist())]
-        except ValueError:
+        tokens = [b[i:k].tobytes() for i, k in zip(st[slow].tolist(), en[slow].tolist())]
+        if not all(_NUMBER_B.fullmatch(t) or _NONFINITE_B.fullmatch(t) for t in tokens):
             return None
+        v[slow] = [float(t) for t in tokens]
     return v, st, en

@@ -37,6 +37,7 @@ off.
 
 from __future__ import annotations
 
+import bisect
 import io
 import os
 import re
@@ -62,7 +63,121 @@ def _fallback(*_args) -> None:
     raise _Fallback
 
 
-class _FastTouchstone(_skts.Touchstone):
+_WORD = re.compile(r"\w*")
+_VALUE = re.compile(r"\s*(\d*\.?\d*)\s*(\w*)")  # scikit-rf's p2 (matches always, no backtracking)
+_STANDARD_PORT = re.compile(r"!\s*Port\s*[ \[]\d+[ \]]\s*[\=\:]\s*(.+)")  # scikit-rf's (linear: see _sigrity)
+_DIGIT_START = re.compile(r"^\s*\d")
+_NON_BLANK = re.compile(r"\S+")
+
+
+def comment_variables(comments: str) -> dict:
+    r"""scikit-rf's ``Touchstone.get_comment_variables`` in linear time.
+
+    scikit-rf runs ``re.findall(r"\w* = \w*.*", comments)``: at most one match a line (``.``
+    stops at the line's end), starting where the run of word characters just before the
+    line's first ``" = "`` starts (any earlier start would need a word run that reaches a
+    later ``" = "`` across the blank of the first). That start is found here by matching the
+    word run backwards, once, instead of retrying the regex at every letter."""
+    var_dict = {}
+    for line in comments.split("\n"):
+        j = line.find(" = ")
+        if j < 0:
+            continue
+        k = line[j - _WORD.match(line[:j][::-1]).end():]
+        try:
+            var, value = k.split("=")
+            var = var.rstrip()
+            var_dict[var] = _VALUE.match(value).groups()
+        except ValueError:
+            pass
+    return var_dict
+
+
+def _sigrity(s: str) -> str | None:
+    r"""``re.search(r"!\s*(\S+::[^:]+)", s).group(1)`` (or None) in ``O(n log n)``.
+
+    From a ``!`` the regex skips blanks to ``q`` and takes the longest run of non-blanks from
+    ``q`` that ends just before a ``::`` followed by a character other than ``:``: the last
+    such ``::`` at ``r`` with ``q + 1 <= r`` and ``r + 1`` inside the run; the group runs to
+    the next ``:`` or the end. The first ``!`` for which one exists gives the match. The
+    regex itself retries the run from every ``!`` in it, quadratic in a run of ``!``."""
+    if "!" not in s or "::" not in s:
+        return None
+    n = len(s)
+    valid = []
+    r = s.find("::")
+    while r >= 0:
+        if r + 2 < n and s[r + 2] != ":":
+            valid.append(r)
+        r = s.find("::", r + 1)
+    if not valid:
+        return None
+    runs = [m.span() for m in _NON_BLANK.finditer(s)]
+    starts = [a for a, _ in runs]
+    p = s.find("!")
+    while p >= 0:
+        k = bisect.bisect_right(starts, p) - 1  # the run holding the "!"
+        if p + 1 < runs[k][1]:
+            q, e = p + 1, runs[k][1]
+        elif k + 1 < len(runs):
+            q, e = runs[k + 1]
+        else:
+            return None
+        i = bisect.bisect_right(valid, e - 2) - 1
+        if i >= 0 and valid[i] >= q + 1:
+            end = s.find(":", valid[i] + 2)
+            return s[q:end if end >= 0 else n]
+        p = s.find("!", p + 1)
+    return None
+
+
+class _SafeTouchstone(_skts.Touchstone):
+    """scikit-rf's Touchstone reader with its superlinear comment handling replaced by
+    equivalents of linear cost (module docstring)."""
+
+    def get_comments(self, ignored_comments: list[str] | None = None) -> str:
+        # scikit-rf's Touchstone.get_comments, joined once instead of by repeated concatenation
+        if ignored_comments is None:
+            ignored_comments = ["Created with skrf"]
+        if self.comments is None:
+            self.comments = ""
+        return "".join(line + "\n" for line in self.comments.split("\n")
+                       if line and not any(ignored in line for ignored in ignored_comments))
+
+    def get_comment_variables(self) -> dict:
+        return comment_variables(self.comments)
+
+    def _parse_port(self, fid) -> list[str]:
+        # scikit-rf's Touchstone._parse_port, with the Sigrity search done by _sigrity
+        fid.seek(0)
+        port_style = None
+        for line in fid:
+            s = line.strip()
+            if _STANDARD_PORT.search(s):
+                port_style = "standard"
+                break
+            if _sigrity(s) is not None:
+                port_style = "sigrity"
+                break
+            if _DIGIT_START.search(line):
+                break
+        fid.seek(0)
+        port_names: list[str] = []
+        for line in fid:
+            s = line.strip()
+            if port_style == "standard":
+                m = _STANDARD_PORT.search(s)
+                name = m.group(1) if m else None
+            else:
+                name = _sigrity(s)
+            if name is not None:
+                port_names.append(name)
+            if _DIGIT_START.search(line):
+                break
+        return port_names
+
+
+class _FastTouchstone(_SafeTouchstone):
     """scikit-rf's Touchstone reader with the numeric block read by numpy."""
 
     def _parse_file(self, fid: "_Source") -> _skts.ParserState:
@@ -298,11 +413,13 @@ class _FastNetwork(rf.Network):
     """``rf.Network`` whose ``read_touchstone`` uses :class:`_FastTouchstone`; only built by
     :func:`read_text`, which turns the instance into a plain ``rf.Network``."""
 
+    _reader = _FastTouchstone
+
     def read_touchstone(self, filename, encoding=None) -> None:
         # scikit-rf 2.2's Network.read_touchstone, statement for statement, but for the
         # Touchstone class (and no noise branch: the fast reader leaves noise files to it)
-        touchstoneFile = _FastTouchstone(filename, encoding=encoding)
-        if touchstoneFile.noise is not None:
+        touchstoneFile = self._reader(filename, encoding=encoding)
+        if touchstoneFile.noise is not None and self._reader is _FastTouchstone:
             raise _Fallback
         self.comments = touchstoneFile.get_comments()
         self.comments_after_option_line = touchstoneFile.comments_after_option_line
@@ -315,19 +432,47 @@ class _FastNetwork(rf.Network):
         self.z0 = touchstoneFile.z0
         self.s_def = touchstoneFile.s_def if self.s_def is None else self.s_def
         self.port_modes = touchstoneFile.port_modes
+        if touchstoneFile.noise is not None:
+            self._read_noise(touchstoneFile)
         if self.name is None:
             try:
                 self.name = os.path.basename(os.path.splitext(filename)[0])
             except (AttributeError, TypeError):
                 self.name = os.path.basename(os.path.splitext(touchstoneFile.filename)[0])
 
+    def _read_noise(self, touchstoneFile) -> None:
+        # the noise branch of scikit-rf 2.2's Network.read_touchstone (after port_modes there;
+        # nothing between depends on it)
+        noise_freq = touchstoneFile.noise[:, 0]
+        nfmin_db = touchstoneFile.noise[:, 1]
+        gamma_opt_mag = touchstoneFile.noise[:, 2]
+        gamma_opt_angle = np.deg2rad(touchstoneFile.noise[:, 3])
+        if touchstoneFile.version == "1.0":
+            rn = touchstoneFile.noise[:, 4] * self.z0[0, 0]
+        else:
+            rn = touchstoneFile.noise[:, 4]
+        gamma_opt = gamma_opt_mag * np.exp(1j * gamma_opt_angle)
+        self.noise_freq = Frequency.from_f(noise_freq, unit="hz")
+        self.noise_freq.unit = touchstoneFile.frequency_unit
+        self.set_noise_a(self.noise_freq, nfmin_db, gamma_opt, rn)
 
-def read_text(text: str, name: str) -> tuple[rf.Network, bool]:
+
+class _SlowNetwork(_FastNetwork):
+    """``rf.Network`` read by scikit-rf's own parser (:class:`_SafeTouchstone`: its code but
+    for the three linear-cost methods)."""
+
+    _reader = _SafeTouchstone
+
+
+def read_text(text: str, name: str, before_fallback=None) -> tuple[rf.Network, bool]:
     """The network scikit-rf's ``rf.Network(io.StringIO(text))`` returns for a file called
     ``name`` (its extension gives the port count), and whether the fast path read it.
 
     Exceptions are scikit-rf's: a file the fast path cannot read, or that fails in it, is
-    read again by scikit-rf's parser, which raises what it raises.
+    read again by scikit-rf's parser (through :class:`_SafeTouchstone`), which raises what it
+    raises. ``before_fallback``, when given, is called before that second reading (to refuse
+    what scikit-rf's parser would accept and should not). With a scikit-rf version other than
+    :data:`TESTED_SKRF` scikit-rf's own classes read every file.
     """
     if enabled:
         try:
@@ -337,6 +482,12 @@ def read_text(text: str, name: str) -> tuple[rf.Network, bool]:
         else:
             ntwk.__class__ = rf.Network
             return ntwk, True
+    if before_fallback is not None:
+        before_fallback()
     buf = io.StringIO(text)
     buf.name = name
-    return rf.Network(buf), False
+    if not enabled:
+        return rf.Network(buf), False
+    ntwk = _SlowNetwork(buf)
+    ntwk.__class__ = rf.Network
+    return ntwk, False

@@ -23,6 +23,8 @@ from . import _validate as check
 from .errors import ChannelError
 from .grid import (
     GridInfo,
+    check_pulse_grid,
+    check_transmits,
     estimate_delay,
     fit_loss_trend,
     resample_response,
@@ -457,7 +459,7 @@ class Channel:
     def _network_on(self, f_new: np.ndarray) -> rf.Network:
         """The underlying network (SE or differential) moved onto ``f_new``."""
         base = self._se if self._se is not None else self._mm
-        s = resample_response(self.f, base.s, f_new, self.delay_s, self.loss_trend_db)
+        s = resample_response(self.f, base.s, f_new, self.delay_s, self.loss_trend_db, self.name)
         out = rf.Network(frequency=rf.Frequency.from_f(f_new, unit="hz"), s=s, z0=base.z0[0], name=base.name)
         return out
 
@@ -566,15 +568,7 @@ class Channel:
 
     # ------------------------------------------------------------------ time domain
     def _spectrum(self, values: np.ndarray, f_new: np.ndarray) -> np.ndarray:
-        return resample_response(self.f, values, f_new, self.delay_s, self.loss_trend_db)
-
-    def _check_band(self, f_needed: float, require: bool, what: str) -> None:
-        f_hi = self.grid.source_f_max_hz if self.grid else self.f[-1]
-        if require and f_hi < f_needed * (1 - 1e-9):
-            raise ChannelError(
-                f"{self.name}: the data end at {f_hi / 1e9:.4g} GHz, below {what} "
-                f"({f_needed / 1e9:.4g} GHz); pass require_nyquist=False to extend it by the loss trend"
-            )
+        return resample_response(self.f, values, f_new, self.delay_s, self.loss_trend_db, self.name)
 
     def pulse_response(
         self,
@@ -610,26 +604,26 @@ class Channel:
         Raises
         ------
         ChannelError
-            Bad parameters, data that stop below Nyquist, or a frequency step too coarse:
-            the data's time span ``1 / df`` must hold the delay plus 64 UI, and 256 UI.
-            (A delay longer than ``1 / (2 df)`` aliases in the data themselves and cannot
-            be seen in them; the 256 UI floor refuses the grids where that is likely.)
+            Bad parameters, or a grid that cannot give the response
+            (:func:`channels.grid.check_pulse_grid`): fewer than 16 points, data that stop
+            below Nyquist (below a quarter of it with ``require_nyquist=False``), or a
+            frequency step too coarse: the data's time span ``1 / df`` (``df`` the largest
+            step up to Nyquist) must hold the delay plus 64 UI, and 256 UI. (A delay longer
+            than ``1 / (2 df)`` aliases in the data themselves and cannot be seen in them;
+            the 256 UI floor refuses the grids where that is likely.) A through that
+            transmits nothing (:func:`channels.grid.check_transmits`).
         """
         baud = check.number(baud_hz, "baud_hz", positive=True)
         if not isinstance(samples_per_ui, (int, np.integer)) or not 2 <= samples_per_ui <= 1024:
             raise ChannelError(f"samples_per_ui must be an integer from 2 to 1024, got {samples_per_ui!r}")
         check_filters(rise_time_s, rx_bandwidth_hz, rx_filter_order)
-        self._check_band(baud / 2, require_nyquist, f"the Nyquist frequency of {baud / 1e9:.6g} GBd")
-        spu = int(samples_per_ui)
+        if self.kind == "through":
+            check_transmits(self.sdd21, self.name)
         tau = self.delay_s
+        check_pulse_grid(self.f, baud, tau, self.name, require_nyquist=require_nyquist,
+                         f_data_max_hz=self.grid.source_f_max_hz if self.grid else None)
+        spu = int(samples_per_ui)
         need_ui = max(tau * baud + 64, 256)
-        step = float(np.median(np.diff(self.f)))
-        if 1.0 / step < need_ui / baud:
-            raise ChannelError(
-                f"{self.name}: frequency step {step / 1e6:.4g} MHz is too coarse for a pulse response at "
-                f"{baud / 1e9:.6g} GBd: its time span 1/df = {1e9 / step:.4g} ns is shorter than the delay "
-                f"plus 64 UI and than 256 UI ({need_ui / baud * 1e9:.4g} ns)"
-            )
         if n_ui is None:  # room for the triple-transit echo (3 delays) and 200 UI of tail
             n_ui = max(256, 1 << int(np.ceil(np.log2(3 * tau * baud + 200))))
         elif isinstance(n_ui, bool) or not isinstance(n_ui, (int, np.integer)) or n_ui < need_ui:

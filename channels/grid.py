@@ -33,7 +33,85 @@ from scipy.optimize import lsq_linear
 from . import _validate as check
 from .errors import ChannelError
 
-__all__ = ["GridInfo", "estimate_delay", "fit_loss_trend", "resample_response", "uniform_frequencies"]
+__all__ = ["GridInfo", "MIN_BAND_FRACTION", "MIN_POINTS", "TRANSMISSION_FLOOR", "check_pulse_grid",
+           "check_transmits", "estimate_delay", "fit_loss_trend", "resample_response", "uniform_frequencies"]
+
+MIN_POINTS = 16
+"""Fewest frequency points S-parameters may have to be moved onto another grid (and so to
+give a pulse or step response, or a COM). The delay fit, the loss-trend fit and the spline
+need a band of points; with two, a spline is a straight line and both fits give up
+(zero delay, a flat extension), which is how a two-point file got a COM. Real files have
+hundreds to thousands of points."""
+MIN_BAND_FRACTION = 0.25
+"""With ``require_nyquist=False`` a pulse response still needs data up to this fraction of
+the Nyquist frequency: the loss-trend extension continues a measured band, it does not
+replace one (a file to 10 MHz says nothing about 53 GHz)."""
+TRANSMISSION_FLOOR = 1e-6
+"""A through whose |Sdd21| stays below this (-120 dB, the numerical floor of the loss-trend
+fit) at every frequency transmits nothing: an open, or an all-zero file."""
+
+
+def check_points(f: np.ndarray, what: str = "the data") -> None:
+    """Refuse fewer than :data:`MIN_POINTS` frequency points (``what`` names the data)."""
+    if f.size < MIN_POINTS:
+        span = f" ({f[0] / 1e9:.4g} to {f[-1] / 1e9:.4g} GHz)" if f.size else ""
+        raise ChannelError(
+            f"{what}: {f.size} frequency points{span}; moving S-parameters onto another grid (for a pulse or step "
+            f"response, a COM, a resample) needs at least {MIN_POINTS}: the delay fit, the loss-trend fit and the "
+            "spline between points need a band of points"
+        )
+
+
+def check_pulse_grid(f: np.ndarray, baud_hz: float, delay_s: float, what: str, *,
+                     f_data_max_hz: float | None = None, require_nyquist: bool = True) -> None:
+    """Refuse a grid that cannot give a pulse response at ``baud_hz``, stating the rule broken.
+
+    The rules (frequencies ``f`` in Hz; ``f_data_max_hz``, default ``f[-1]``, is where the
+    measured data end when ``f`` was already extended):
+
+    * points: at least :data:`MIN_POINTS`;
+    * span: data up to the Nyquist frequency ``baud / 2`` (with ``require_nyquist=False``,
+      up to :data:`MIN_BAND_FRACTION` of it, the rest extended by the loss trend);
+    * step: the largest step up to the Nyquist frequency ``df`` must give a time span
+      ``1 / df`` that holds the delay plus 64 UI, and 256 UI (a longer delay than ``1 / (2 df)``
+      aliases in the data themselves and cannot be seen in them).
+    """
+    f = np.asarray(f, dtype=float)
+    check_points(f, what)
+    nyq = baud_hz / 2
+    f_hi = float(f[-1]) if f_data_max_hz is None else float(f_data_max_hz)
+    if require_nyquist and f_hi < nyq * (1 - 1e-9):
+        raise ChannelError(
+            f"{what}: the data end at {f_hi / 1e9:.4g} GHz, below the Nyquist frequency of {baud_hz / 1e9:.6g} GBd "
+            f"({nyq / 1e9:.4g} GHz); pass require_nyquist=False to extend it by the loss trend"
+        )
+    if f_hi < MIN_BAND_FRACTION * nyq:
+        raise ChannelError(
+            f"{what}: the data end at {f_hi / 1e9:.4g} GHz; a pulse response at {baud_hz / 1e9:.6g} GBd needs data "
+            f"to at least {MIN_BAND_FRACTION:g} of its Nyquist frequency ({MIN_BAND_FRACTION * nyq / 1e9:.4g} GHz) "
+            "even when the rest is extended by the loss trend"
+        )
+    need_ui = max(delay_s * baud_hz + 64, 256)
+    top = min(int(np.searchsorted(f, min(f_hi, nyq))), f.size - 1)
+    step = float(np.max(np.diff(f[:top + 1]))) if top >= 1 else float(f[1] - f[0])
+    if 1.0 / step < need_ui / baud_hz:
+        raise ChannelError(
+            f"{what}: frequency step {step / 1e6:.4g} MHz is too coarse for a pulse response at "
+            f"{baud_hz / 1e9:.6g} GBd: its time span 1/df = {1e9 / step:.4g} ns is shorter than the delay "
+            f"plus 64 UI and than 256 UI ({need_ui / baud_hz * 1e9:.4g} ns): a step of at most "
+            f"{baud_hz / need_ui / 1e6:.4g} MHz up to the Nyquist frequency is needed"
+        )
+
+
+def check_transmits(h: np.ndarray, what: str) -> None:
+    """Refuse a through whose transfer ``h`` stays below :data:`TRANSMISSION_FLOOR`."""
+    peak = float(np.max(np.abs(h))) if np.size(h) else 0.0
+    if not peak >= TRANSMISSION_FLOOR:
+        raise ChannelError(
+            f"{what}: the channel transmits nothing: |Sdd21| stays below {TRANSMISSION_FLOOR:g} "
+            f"({20 * np.log10(TRANSMISSION_FLOOR):.0f} dB) at every frequency (largest {peak:.3g}): an open or "
+            "all-zero through has no pulse response (crosstalk files load with kind='next' or 'fext')"
+        )
 
 
 @dataclass(frozen=True)
@@ -140,14 +218,17 @@ def resample_response(
     f_new: np.ndarray,
     delay_s: float,
     loss_trend_db: tuple[float, float],
+    what: str = "the channel data",
 ) -> np.ndarray:
     """Move S-parameters ``s`` (shape ``(F, ...)``) from ``f`` onto ``f_new``.
 
     See the module docstring for the three steps. ``f_new`` may start at DC and run
-    past ``f[-1]``; it must not be negative.
+    past ``f[-1]``; it must not be negative. ``f`` must hold at least :data:`MIN_POINTS`
+    points (:class:`ChannelError` otherwise, naming ``what``).
     """
     f = np.asarray(f, dtype=float)
     f_new = np.asarray(f_new, dtype=float)
+    check_points(f, what)
     if np.any(f_new < 0):
         raise ChannelError("frequencies must not be negative")
     shape = (-1,) + (1,) * (s.ndim - 1)

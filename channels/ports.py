@@ -136,6 +136,11 @@ def detect_port_order(ntwk: rf.Network) -> tuple[PortOrder, dict[str, float]]:
         scores[key] = 0.5 * (mag[a - 1, c - 1] + mag[b - 1, d - 1])
     ranked = sorted(scores, key=scores.get, reverse=True)
     best, second = scores[ranked[0]], scores[ranked[1]]
+    if not np.abs(ntwk.s).max() >= 1e-6:  # grid.TRANSMISSION_FLOOR (grid imports nothing from here)
+        raise ChannelError(
+            f"{ntwk.name or 'network'}: no port transmits to any other: every |S| stays below 1e-06 "
+            "(-120 dB) at every frequency (an all-zero file)"
+        )
     if best < 0.3 or best < 2.0 * second:
         pretty = ", ".join(f"{k}: {v:.3f}" for k, v in scores.items())
         raise ChannelError(

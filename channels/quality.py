@@ -22,7 +22,7 @@ import numpy as np
 import skrf as rf
 
 from . import _tscache
-from .errors import ChannelQualityWarning
+from .errors import ChannelError, ChannelQualityWarning
 
 __all__ = ["QualityReport", "check_quality", "enforce_passivity", "p370_reference"]
 
@@ -100,6 +100,9 @@ class QualityReport:
 # How far the largest singular value from eigvalsh(S^H S) may be from the SVD's: the two
 # agree to about 1e-15 relative (both backward stable); this margin is a million times that.
 _SV_MARGIN = 1e-9
+# Largest |S_ij| for which S^H S is formed: its entries then stay below 1e300 (and a channel's
+# are below a few units); beyond it the SVD runs on every frequency.
+_GRAM_SAFE = 1e145
 
 
 def _largest_sv(s: np.ndarray) -> np.ndarray:
@@ -112,8 +115,9 @@ def _largest_sv(s: np.ndarray) -> np.ndarray:
     (the SVD of a batch is the SVD of each matrix, so these values are bit for bit those of
     the full SVD), so that the passivity figures are the full SVD's exactly.
     """
-    if s.shape[0] == 0 or not np.isfinite(s).all():
-        return np.linalg.svd(s, compute_uv=False)[:, 0]  # (whatever the SVD makes of it)
+    if s.shape[0] == 0 or np.abs(s).max() > _GRAM_SAFE:
+        # S^H S would overflow (LinAlgError in eigvalsh): the SVD, which scales its input
+        return np.linalg.svd(s, compute_uv=False)[:, 0]
     gram = np.conj(np.swapaxes(s, 1, 2)) @ s
     est = np.sqrt(np.maximum(np.linalg.eigvalsh(gram)[:, -1], 0.0))
     need = np.flatnonzero((est > _PQM_A - _SV_MARGIN) | (est >= est.max() - 2 * _SV_MARGIN))
@@ -160,7 +164,21 @@ def check_quality(ntwk: rf.Network) -> QualityReport:
     """IEEE 370 initial quality metrics of a multi-port network (vectorised).
 
     Reports are remembered by the content of S and f (:data:`channels._tscache.QUALITY`):
-    loading a copy of a file again costs a hash."""
+    loading a copy of a file again costs a hash.
+
+    Raises
+    ------
+    ChannelError
+        When S is empty or holds NaN or infinite values (no metric means anything then).
+    """
+    s = np.asarray(ntwk.s)
+    if s.ndim != 3 or s.shape[0] == 0:
+        raise ChannelError(f"{ntwk.name or 'network'}: no S-parameters to check (shape {s.shape})")
+    bad = ~np.isfinite(s).all(axis=(1, 2))
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ChannelError(f"{ntwk.name or 'network'}: NaN or infinite S-parameters at {int(bad.sum())} frequency "
+                           f"points, first at {float(ntwk.f[i]):.6g} Hz: no quality metric applies")
     cache = _tscache.QUALITY
     key = _tscache.array_key(ntwk.s, ntwk.f) if cache.max_size else None
     report = cache.get(key) if key is not None else None
@@ -173,9 +191,14 @@ def check_quality(ntwk: rf.Network) -> QualityReport:
 
 def _check_quality(ntwk: rf.Network) -> QualityReport:
     s = ntwk.s
-    pqm, sv = _passivity_pct(s)
-    rqm, rmax = _reciprocity_pct(s)
-    cqm = _causality_pct(s)
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):  # huge values: inf/NaN metrics, said so below
+            pqm, sv = _passivity_pct(s)
+            rqm, rmax = _reciprocity_pct(s)
+            cqm = _causality_pct(s)
+    except np.linalg.LinAlgError:
+        raise ChannelError(f"{ntwk.name or 'network'}: the passivity check (largest singular value of S) did not "
+                           f"converge; largest |S| {float(np.abs(s).max()):.4g}") from None
     i = int(np.argmax(sv))
     return QualityReport(
         passivity_pct=float(pqm),

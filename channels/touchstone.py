@@ -24,9 +24,10 @@ from typing import Iterable
 import numpy as np
 import skrf as rf
 
-from . import _plausible, _tscache, _tsfile, _tsread
+from . import _plausible, _tscache, _tsdata, _tsfile, _tsheader, _tsread
 from .channel import Channel
-from .errors import ChannelError, ChannelQualityWarning
+from .grid import check_transmits
+from .errors import ChannelError, ChannelQualityWarning, shown_path
 from .ports import Lane, PortOrder, match_lanes, pairs_from_names
 from .quality import warn_quality
 
@@ -50,11 +51,20 @@ def read_network(path: str | Path) -> rf.Network:
     Raises
     ------
     ChannelError
-        A path that is not a str or path, too long, missing, a directory, unreadable or
-        binary; an unsupported extension; a malformed or self-contradicting option line;
-        non-numeric or truncated data; NaN or infinite values; a frequency axis that is
-        not strictly increasing or not a channel's (above 1 THz or below 1 MHz, naming
-        the unit that fits); MA, DB or RI data that cannot be what the header says
+        For anything in the file that is not a channel's Touchstone data, and nothing else
+        for any content (an unexpected failure inside a parser becomes one too, naming the
+        file): a path that is not a str or path, too long, missing, a directory, unreadable
+        or binary (a NUL byte anywhere); a file, a line or a port count over the limits
+        of :mod:`channels._tsfile` (``MAX_FILE_BYTES``, ``MAX_LINE_CHARS``, ``MAX_PORTS``,
+        checked before the work they bound); an unsupported extension; a malformed or
+        self-contradicting option line; a number not written as Touchstone writes them
+        (``0_5``, ``nan``, ``inf``, ``0x10``, ``1e``: Python's ``float`` reads some of these);
+        Touchstone 2 keywords that are unknown, out of order, repeated or malformed, a
+        ``[Reference]`` without one finite positive value per port
+        (:mod:`channels._tsheader`); non-numeric or truncated data; NaN or infinite
+        values; an |S| above :data:`channels._tsdata.MAX_S_MAGNITUDE`; a frequency axis
+        that is not strictly increasing or not a channel's (above 1 THz or below 1 MHz,
+        naming the unit that fits); MA, DB or RI data that cannot be what the header says
         (negative magnitudes, dB values all near 0 dB, RI magnitudes above 10, naming
         the format that fits); a Touchstone 2 ``[Number of Frequencies]`` that the data
         do not hold; a port count that does not match the extension.
@@ -69,6 +79,27 @@ def read_network(path: str | Path) -> rf.Network:
         checks and their thresholds are in :mod:`channels._plausible`.
     """
     path = _tsfile.as_path(path)
+    name = shown_path(path.name)
+    try:
+        return _read_network(path, name)
+    except ChannelError:
+        raise
+    except MemoryError:
+        raise ChannelError(f"{name}: not enough memory to read it ({_size(path)})") from None
+    except Exception as exc:  # a parser's own failure on content nobody checked for: never its text
+        raise ChannelError(f"{name}: could not be read as a Touchstone file: reading it failed with "
+                           f"{type(exc).__name__} where the checks expected well-formed data; "
+                           "check the option line, the keywords and the data layout") from exc
+
+
+def _size(path: Path) -> str:
+    try:
+        return f"{os.stat(path).st_size:,} bytes"
+    except OSError:
+        return "size unknown"
+
+
+def _read_network(path: Path, name: str) -> rf.Network:
     st = _tsfile.stat_file(path)
     nports = _tsfile.nports_from_suffix(path)
     raw = _tsfile.read_bytes(path, st)
@@ -79,10 +110,16 @@ def read_network(path: str | Path) -> rf.Network:
         ntwk, pairs, opt, keyword_text = hit
     else:
         text = _tsfile.decode_text(raw, path)
+        del raw
         if not text.strip():
-            raise ChannelError(f"{path.name}: the file is empty")
-        opt, parse_text = _tsfile.parse_option_line(text, path.name)
-        ntwk, pairs, fast = _parse(parse_text, text, opt, path, nports)
+            raise ChannelError(f"{name}: the file is empty")
+        header = _tsheader.check(text, name, nports, _tsfile.MAX_PORTS)
+        if nports is None and header.ports is None:
+            raise ChannelError(f"{name}: a .ts file is Touchstone 2: expected [Version] 2.0, [Number of Ports] and "
+                               "[Network Data] keywords (or name a Touchstone 1 file .sNp)")
+        _tsheader.check_port_names(text, name, nports or header.ports)
+        opt, parse_text = _tsfile.parse_option_line(header.joined(text), name)
+        ntwk, pairs, fast = _parse(parse_text, text, opt, path, name, nports or header.ports, header)
         if nports == 2 and getattr(ntwk, "noisy", False):
             noise_text = text  # (never cached: the fast reader leaves noise to scikit-rf)
         keyword_text = text if "[" in text else ""  # check_keywords looks no further without one
@@ -90,30 +127,35 @@ def read_network(path: str | Path) -> rf.Network:
             size = ntwk.s.nbytes + ntwk.z0.nbytes + ntwk.f.nbytes + len(keyword_text)
             size += 2 * pairs[0].nbytes if pairs else 0
             _tscache.NETWORKS.put(key, (ntwk, pairs, opt, keyword_text), size)
-    ntwk.name = path.stem
-    _tsfile.check_network(ntwk, path.name, nports)
+    ntwk.name = shown_path(path.stem, keep=None)
+    _tsdata.check_network(ntwk, name, nports)
     if noise_text is not None:
-        _tsfile.check_two_port_noise(noise_text, path.name)
-    _tsfile.check_keywords(keyword_text, ntwk, path.name)
-    _plausible.check(opt, np.asarray(ntwk.f, dtype=float), pairs, ntwk.nports, path.name)
+        _tsdata.check_two_port_noise(noise_text, name)
+    _tsdata.check_keywords(keyword_text, ntwk, name)
+    _plausible.check(opt, np.asarray(ntwk.f, dtype=float), pairs, ntwk.nports, name)
+    _tsdata.check_magnitudes(ntwk, name)
     return ntwk
 
 
-def _parse(parse_text: str, text: str, opt, path: Path, nports: int | None):
+def _parse(parse_text: str, text: str, opt, path: Path, name: str, nports: int, header):
     """The network of ``parse_text`` (S-parameters read as RI, then converted to the file's
     format), its raw pairs (S files; read-only), and whether the fast reader read it."""
     try:  # scikit-rf's network, read by the fast reader (scikit-rf's parser where it must)
-        ntwk, fast = _tsread.read_text(parse_text, path.name)  # the name's extension gives the port count
+        ntwk, fast = _tsread.read_text(parse_text, path.name,  # the name's extension gives the port count
+                                       before_fallback=lambda: _tsdata.check_tokens(text, name))
+    except ChannelError:
+        raise
     except Exception as exc:  # scikit-rf raises ValueError/IndexError/... on bad data
-        why = _tsfile.diagnose_data(text, nports, path.name) if nports else str(exc)
-        raise ChannelError(f"{path.name}: malformed Touchstone data: {why}") from exc
+        why = _tsdata.diagnose_data(text, nports, name, header.matrix)
+        raise ChannelError(f"{name}: malformed Touchstone data: {why}") from exc
     pairs = None
     if opt.param == "s":  # parsed as RI: the file's raw pairs
         pairs = (ntwk.s.real.copy(), ntwk.s.imag.copy())
         for a in pairs:
             a.setflags(write=False)
         if opt.fmt != "ri":
-            ntwk.s = _tsfile.from_raw(*pairs, opt.fmt)
+            with np.errstate(over="ignore", invalid="ignore"):  # huge dB values: refused by check_magnitudes
+                ntwk.s = _tsfile.from_raw(*pairs, opt.fmt)
     return ntwk, pairs, fast
 
 
@@ -158,7 +200,7 @@ def _kind_from_name(path: Path, thru_stem: str | None) -> str:
         if rest.startswith("ne"):
             return "next"
     raise ChannelError(
-        f"{path.name}: cannot tell from the name whether it is NEXT or FEXT; pass (path, 'next') or (path, 'fext')"
+        f"{shown_path(path.name)}: cannot tell from the name whether it is NEXT or FEXT; pass (path, 'next') or (path, 'fext')"
     )
 
 
@@ -169,7 +211,7 @@ def sibling_crosstalk_files(path: str | Path) -> list[Path]:
     stem = path.stem
     i = stem.lower().find("thru")
     if i < 0:
-        raise ChannelError(f"{path.name}: aggressors='auto' needs a through file whose name contains 'thru'")
+        raise ChannelError(f"{shown_path(path.name)}: aggressors='auto' needs a through file whose name contains 'thru'")
     prefix = stem[:i].lower()
     out = []
     for p in sorted(path.parent.glob("*" + path.suffix)):
@@ -215,14 +257,14 @@ def _load_multiport(ntwk: rf.Network, pairs, victim: int, name: str) -> Channel:
     if not isinstance(victim, (int, np.integer)) or not 0 <= victim < len(lanes):
         raise ChannelError(f"victim must be a lane index from 0 to {len(lanes) - 1}, got {victim!r}")
     v = lanes[victim]
-    vname = v.name or f"lane{victim}"
+    vname = shown_path(v.name, keep=None) or f"lane{victim}"  # (port names are the file's text)
     through = ntwk.subnetwork([*v.near, *v.far])
     order = PortOrder("custom", (v.near[0] + 1, v.near[1] + 1), (v.far[0] + 1, v.far[1] + 1))
     aggs = []
     for k, ln in enumerate(lanes):
         if k == victim:
             continue
-        lname = ln.name or f"lane{k}"
+        lname = shown_path(ln.name, keep=None) or f"lane{k}"
         fext = ntwk.subnetwork([*ln.near, *v.far])
         nxt = ntwk.subnetwork([*ln.far, *v.far])
         aggs.append(Channel(fext, name=f"{lname} FEXT", kind="fext"))
@@ -273,13 +315,31 @@ def load(
     check_quality : bool
         Check passivity, reciprocity and causality (IEEE 370) and warn with
         :class:`~channels.errors.ChannelQualityWarning` when one is not good.
+
+    Raises
+    ------
+    ChannelError
+        Whatever the file holds, nothing else: everything :func:`read_network` refuses, a
+        port order that cannot be told, and a through that transmits nothing (|Sdd21|
+        below :data:`channels.grid.TRANSMISSION_FLOOR` at every frequency: an open or an
+        all-zero file). Messages name the file with its control characters escaped
+        (:func:`channels.errors.shown_path`).
     """
     path = _tsfile.as_path(path)
     ntwk = read_network(path)
-    ch = _channel_of(ntwk, path, thru, pairs, victim, kind, name or path.stem)
-    ch.source = str(path)
-    if check_quality:
-        warn_quality(ch.quality, path.name)
+    shown = shown_path(path.name)
+    try:
+        ch = _channel_of(ntwk, path, thru, pairs, victim, kind, name or shown_path(path.stem, keep=None))
+        if ch.kind == "through":
+            check_transmits(ch.sdd21, shown)
+        ch.source = str(path)
+        if check_quality:
+            warn_quality(ch.quality, shown)
+    except ChannelError:
+        raise
+    except Exception as exc:  # what the file's content made fail in building the channel: never its text
+        raise ChannelError(f"{shown}: read, but no channel could be built from its data ({type(exc).__name__} "
+                           "where well-formed S-parameters were expected)") from exc
     if aggressors is not None:
         ch = ch.with_aggressors(*_load_aggressors(ch, path, aggressors, check_quality))
     return ch
@@ -291,13 +351,13 @@ def _channel_of(ntwk: rf.Network, path: Path, thru, pairs, victim: int, kind: st
     n = ntwk.nports
     if n == 2:
         if not (isinstance(thru, str) and thru == "auto"):
-            raise ChannelError(f"{path.name} is a 2-port file: there is no port order to choose (thru={thru!r})")
+            raise ChannelError(f"{shown_path(path.name)} is a 2-port file: there is no port order to choose (thru={thru!r})")
         if pairs is not None:
-            raise ChannelError(f"{path.name} is a 2-port file: pairs= is for 8, 12 or 16-port files")
+            raise ChannelError(f"{shown_path(path.name)} is a 2-port file: pairs= is for 8, 12 or 16-port files")
         return Channel.from_differential(ntwk, name=label, kind=kind)
     if n == 4:
         if pairs is not None:
-            raise ChannelError(f"{path.name} is a 4-port file: use thru= for its port order, not pairs=")
+            raise ChannelError(f"{shown_path(path.name)} is a 4-port file: use thru= for its port order, not pairs=")
         if isinstance(thru, Channel):
             if thru.port_order is None:
                 raise ChannelError(f"channel {thru.name!r} has no port order to lend (it was not loaded from a file)")
@@ -306,13 +366,13 @@ def _channel_of(ntwk: rf.Network, path: Path, thru, pairs, victim: int, kind: st
     if n >= 8 and n % 4 == 0:
         if not (isinstance(thru, str) and thru == "auto"):
             raise ChannelError(
-                f"{path.name} has {n} ports: thru= names a 4-port order; pass pairs= to say which ports form lanes"
+                f"{shown_path(path.name)} has {n} ports: thru= names a 4-port order; pass pairs= to say which ports form lanes"
             )
         if kind != "through":
             raise ChannelError("a multi-port file holds its own through and crosstalk; kind must be 'through'")
         return _load_multiport(ntwk, pairs, victim, label)
     raise ChannelError(
-        f"{path.name} has {n} ports: expected 2 (differential), 4 (one pair each end) or a multiple "
+        f"{shown_path(path.name)} has {n} ports: expected 2 (differential), 4 (one pair each end) or a multiple "
         "of 4 (several lanes)"
     )
 
@@ -345,8 +405,8 @@ def _load_aggressors(ch: Channel, path: Path, aggressors, check_quality: bool) -
             agg = _load_one_aggressor(apath, akind, ch, path, check_quality)
         except ChannelError as e:
             if not auto:  # named by the caller: its failure is the caller's to see
-                raise ChannelError(f"{apath.name} (an aggressor of {path.name}): {e}") from None
-            warnings.warn(f"{apath.name} skipped as an aggressor of {path.name}: {e}", ChannelQualityWarning,
+                raise ChannelError(f"{shown_path(apath.name)} (an aggressor of {shown_path(path.name)}): {e}") from None
+            warnings.warn(f"{shown_path(apath.name)} skipped as an aggressor of {shown_path(path.name)}: {e}", ChannelQualityWarning,
                           stacklevel=4)
             continue
         loaded.append(agg)
@@ -365,5 +425,5 @@ def _load_one_aggressor(apath: Path, akind: str, ch: Channel, path: Path, check_
                                    f"{ch.f[-1] / 1e9:.4g} GHz: cut short or another band")
             agg = agg.resample(ch.f)
     for w in caught:
-        warnings.warn(f"{w.message} (an aggressor of {path.name})", w.category, stacklevel=5)
+        warnings.warn(f"{w.message} (an aggressor of {shown_path(path.name)})", w.category, stacklevel=5)
     return agg

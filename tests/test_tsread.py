@@ -162,10 +162,11 @@ def touchstone_text(
 
 # ------------------------------------------------------------------------------ numbers
 def _float_bits(tokens: list[str]):
-    try:
-        return np.array([float(t) for t in tokens])
-    except ValueError:
+    """What parse_numbers must return: float's values, or None when a token is neither a
+    Touchstone number nor a NaN or infinity (float also reads "1_0" and non-ASCII digits)."""
+    if not all(_tsnumbers.is_number(t) or _tsnumbers.is_nonfinite(t) for t in tokens):
         return None
+    return np.array([float(t) for t in tokens])
 
 
 def _check_numbers(text: str) -> None:
