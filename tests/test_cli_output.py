@@ -274,7 +274,7 @@ def test_version(capsys):
 
 
 def test_exit_codes_are_documented(capsys):
-    assert set(cli.EXIT_CODES) == {0, 1, 2, 130, 141}
+    assert set(cli.EXIT_CODES) == {0, 1, 2, 3, 130, 141}
     with pytest.raises(SystemExit):
         cli.main(["--help"])
     help_text = " ".join(capsys.readouterr().out.split())
