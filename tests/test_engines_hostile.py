@@ -325,3 +325,16 @@ def test_the_replay_monte_carlo_refuses_runs_without_end(monkeypatch):
         retry.simulate_replay(10**6, flits=10**4, flit_ui=512, one_way_ui=10, flit_error_ratio=1 - 1e-9)
     with pytest.raises(ConfigError, match="transmissions"):
         retry.simulate_replay(1000, flits=10, flit_ui=512, one_way_ui=10, burst_rate=1.0, span_pmf=[0.0, 1.0])
+
+
+@pytest.mark.parametrize("f_hz, rule", [
+    (np.linspace(10e6, 5e9, 40), "Nyquist"),        # data end far below the band COM needs
+    (np.linspace(10e6, 60e9, 2), "at least 16"),     # the 2-point file that got COM -13.1 dB
+    (np.linspace(10e6, 60e9, 20), "step"),           # 3 GHz steps: a 0.3 ns record for a 1 ns line
+])
+def test_com_refuses_a_grid_that_cannot_give_the_pulse(f_hz, rule):
+    """A file's grid too short, too sparse or too coarse for the baud rate is refused by COM
+    with the rule it breaks (channels.grid.check_pulse_grid), not given a number."""
+    ch = channels.media.stripline(0.15, frequency=f_hz)
+    with pytest.raises(channels.ChannelError, match=rule):
+        phy.channel_margin(ch, phy.ComParams.ieee_802_3ck_kr())

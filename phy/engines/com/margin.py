@@ -277,6 +277,9 @@ class _Grid:
             raise ConfigError(f"samples_per_ui {M} is too coarse for COM: it places the cursor and the jitter's "
                               f"slope on the sample grid, and below {MIN_SAMPLES_PER_UI} per UI COM moves by tenths "
                               "of a dB (at 1 per UI by several dB); give 16 to 256 (default 32)")
+        # the file's own grid must be able to give a pulse at this baud (points, span, step:
+        # channels.grid's rules; COM extends the data past their end by the loss trend)
+        channels.grid.check_pulse_grid(ch.f, self.fb, ch.delay_s, ch.name, require_nyquist=False)
         if n_ui is None:
             n_ui = max(512, 1 << int(np.ceil(np.log2(3 * ch.delay_s * self.fb + 200))))
         else:
