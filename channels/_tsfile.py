@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._tsheader import lines_starting_with
 from ._tsnumbers import float_reads, is_number
 from .errors import ChannelError, shown_path
 
@@ -385,20 +386,8 @@ def _option_fields(s: str, name: str, strict: bool = True) -> dict:
 
 def _option_lines(text: str) -> list[tuple[int, int, int, str]]:
     """``(start, end, line number, stripped text)`` of every line whose first non-blank
-    character is ``#`` (found with ``str.find``: a 6,000-point file has 100,000 lines)."""
-    out = []
-    pos = text.find("#")
-    while pos >= 0:
-        start = text.rfind("\n", 0, pos) + 1
-        if text[start:pos].strip():  # a '#' inside a comment or a data line: on to the next line
-            end = text.find("\n", pos)
-            pos = -1 if end < 0 else text.find("#", end)
-            continue
-        end = text.find("\n", pos)
-        end = len(text) if end < 0 else end + 1
-        out.append((start, end, text.count("\n", 0, start) + 1, text[start:end].strip()))
-        pos = text.find("#", end)
-    return out
+    character is ``#``."""
+    return [(ln.start, ln.end, ln.number, ln.text) for ln in lines_starting_with(text, "#")]
 
 
 def _defaults_position(text: str) -> int:

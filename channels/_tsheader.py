@@ -92,23 +92,30 @@ class _Line:
         self.text = text[start:self.end].strip()
 
 
-def _keyword_lines(text: str) -> list[_Line]:
-    """Every line whose first non-blank character is ``[``, in order."""
+def lines_starting_with(text: str, mark: str) -> list[_Line]:
+    """Every line whose first non-blank character is ``mark`` (``[`` for keywords, ``#`` for
+    option lines), in order, found with ``str.find`` and numbered as it goes: linear in the
+    text, however many lines (a 6,000-point file has 100,000)."""
     out = []
-    pos = text.find("[")
+    pos = text.find(mark)
     last_start, last_number = 0, 1
     while pos >= 0:
         start = text.rfind("\n", 0, pos) + 1
-        if text[start:pos].strip():  # a '[' inside a comment or a data line: on to the next line
+        if text[start:pos].strip():  # the mark inside a comment or a data line: on to the next line
             end = text.find("\n", pos)
-            pos = -1 if end < 0 else text.find("[", end)
+            pos = -1 if end < 0 else text.find(mark, end)
             continue
         last_number += text.count("\n", last_start, start)
         last_start = start
         line = _Line(text, start, last_number)
         out.append(line)
-        pos = text.find("[", line.end)
+        pos = text.find(mark, line.end)
     return out
+
+
+def _keyword_lines(text: str) -> list[_Line]:
+    """Every line whose first non-blank character is ``[``, in order."""
+    return lines_starting_with(text, "[")
 
 
 def _lines_from(text: str, start: int, number: int, stop: int):
