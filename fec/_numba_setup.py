@@ -66,7 +66,7 @@ __all__ = ["KERNEL_PACKAGES", "cache_dir", "configure", "state", "user_cache_fol
 
 KERNEL_PACKAGES = ("fec", "phy")  # the packages holding @njit(cache=True) kernels
 _ROOT = Path(__file__).resolve().parent.parent
-_KERNEL_ROOTS = tuple(str(_ROOT / name) + os.sep for name in KERNEL_PACKAGES)
+_KERNEL_ROOTS = tuple(str(_ROOT / name) + os.sep for name in KERNEL_PACKAGES)  # _ROOT is resolved
 _log = logging.getLogger("linkmodel")
 
 state = "custom"
@@ -80,7 +80,7 @@ def _ours(py_file) -> bool:
         path = os.path.realpath(os.fspath(py_file))
     except (TypeError, ValueError):
         return False
-    return path.startswith(tuple(os.path.realpath(r) + os.sep for r in _KERNEL_ROOTS))
+    return path.startswith(_KERNEL_ROOTS)
 
 
 class _ProjectCacheLocator(caching.UserWideCacheLocator):

@@ -21,6 +21,16 @@ def shared_file(rel: str) -> Path:
     return p
 
 
+def write_file(tmp_path: Path, name: str, data: str | bytes) -> Path:
+    """``data`` (text or bytes) written to ``tmp_path / name``; the path."""
+    p = tmp_path / name
+    if isinstance(data, bytes):
+        p.write_bytes(data)
+    else:
+        p.write_text(data)
+    return p
+
+
 @pytest.fixture
 def shared():
     return shared_file

@@ -27,6 +27,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import channels
+from conftest import write_file
 from channels import ChannelError
 
 # scikit-rf warns about a non-increasing axis while it parses, just before channels raises
@@ -83,13 +84,7 @@ def _touchstone_text(ntwk: rf.Network, tmp_path: Path, **kw) -> str:
     return text
 
 
-def _write(tmp_path: Path, name: str, text: str | bytes) -> Path:
-    p = tmp_path / name
-    if isinstance(text, bytes):
-        p.write_bytes(text)
-    else:
-        p.write_text(text)
-    return p
+_write = write_file
 
 
 def _data_line_numbers(text: str) -> list[int]:

@@ -26,10 +26,10 @@ import pytest
 import skrf as rf
 
 import channels
+from conftest import shared_file, write_file
 from channels import ChannelError, ChannelQualityWarning, _tsdata, _tsfile, _tsnumbers, _tsread, grid, quality
 from channels.errors import shown_path
 
-from conftest import shared_file
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import bench_fuzz_touchstone as fuzz  # noqa: E402
@@ -49,13 +49,7 @@ def _two_port(n: int = 601, f_max: float = 60e9, s21_scale: float = 1.0) -> str:
     return "! synthetic line\n# GHz S RI R 50\n" + "\n".join(rows) + "\n"
 
 
-def _write(tmp_path: Path, name: str, data) -> Path:
-    p = tmp_path / name
-    if isinstance(data, bytes):
-        p.write_bytes(data)
-    else:
-        p.write_text(data)
-    return p
+_write = write_file
 
 
 def _load(path, **kw):

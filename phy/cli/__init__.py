@@ -46,6 +46,7 @@ import os
 import sys
 
 from channels import ChannelError
+from channels.errors import shown_path
 from fec import FecError
 
 from ..errors import ConfigError
@@ -190,10 +191,10 @@ def _cmd_warmup(args) -> int:
     return 0
 
 
-def _one_line(text: str) -> str:
+def _one_line(text) -> str:
     """``text`` safe to print as one line: control characters (a newline, an escape sequence
-    in a file name) shown escaped, as ``repr`` would, and every other character as it is."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
+    in a file name) escaped as :func:`channels.errors.shown_path` escapes a path, whole."""
+    return shown_path(str(text), keep=None)
 
 
 def _io_error(exc: OSError) -> str:

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._plot import axes as _axes
+from .. import _validate
 from .._validate import finite_vector, integer
 from ..errors import ConfigError
 from ..serdes import (
@@ -52,7 +53,6 @@ from ..serdes import (
     prepare_link,
 )
 from ..serdes.limits import check_bytes, check_jitter
-from . import _checks
 from ._stateye_terms import (
     _clock_cf,
     _column_cdf,
@@ -117,7 +117,7 @@ class StatEye:
 
     def _column(self, column) -> int:
         """A time offset's index (the sampling point for None), checked."""
-        return self.centre if column is None else _checks.column(column, self.time_s.size)
+        return self.centre if column is None else _validate.column(column, self.time_s.size)
 
     def _F(self, p: int, x, cdf=None) -> np.ndarray:
         return np.interp(x, self.voltage_v, (self.cdf if cdf is None else cdf)[p], left=0.0, right=1.0)
@@ -169,7 +169,7 @@ class StatEye:
     def eye_ber(self, p: int, k: int, v) -> np.ndarray:
         """Error ratio of eye ``k`` (between levels ``k`` and ``k+1``) were its threshold at
         ``v``, at offset column ``p``: ``(P(y_k > v) + P(y_(k+1) < v)) / M``."""
-        p = _checks.column(p, self.time_s.size)
+        p = _validate.column(p, self.time_s.size)
         k = self._eye(k)
         v = np.asarray(v, dtype=float)
         if not np.all(np.isfinite(v)):
@@ -195,7 +195,7 @@ class StatEye:
     def heights_v(self, target: float, column: int | None = None) -> np.ndarray:
         """Height of each eye where its error ratio stays at or below ``target`` (V);
         ``target`` an error ratio in (0, 1]."""
-        target = _checks.probability(target, "target")
+        target = _validate.probability(target, "target")
         p = self._column(column)
         lv = self.levels * self.main_v[p]
         out = []
@@ -208,7 +208,7 @@ class StatEye:
     def widths_s(self, target: float) -> np.ndarray:
         """Width of each eye (s): the span of offsets around the sampling point where some
         threshold gives an error ratio at or below ``target`` (an error ratio in (0, 1])."""
-        target = _checks.probability(target, "target")
+        target = _validate.probability(target, "target")
         P = self.time_s.size
         good = np.array([self.heights_v(target, p) > 0 for p in range(P)])  # (P, eyes)
         c = self.centre
@@ -242,13 +242,11 @@ class StatEye:
         return self.time_s, np.array([self.ser(p) for p in range(self.time_s.size)])
 
     def _eye(self, k) -> int:
-        n = self.levels.size - 1
-        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or not 0 <= k < n:
-            raise ConfigError(f"eye must be an integer from 0 to {n - 1} (one per threshold), got {k!r}")
-        return int(k)
+        """An eye's index, one per threshold, checked."""
+        return integer(k, "eye", 0, self.levels.size - 2)
 
     def to_dict(self, target: float = 1e-4) -> dict:
-        target = _checks.probability(target, "target")
+        target = _validate.probability(target, "target")
         t, s = self.horizontal_bathtub()
         return {
             "ser": self.ser(),
@@ -293,7 +291,7 @@ class StatEye:
             raise ConfigError("plot needs the eye over the whole UI: compute it with columns='all'")
         from matplotlib import patheffects
 
-        targets = [_checks.probability(t, "targets", one=False) for t in np.atleast_1d(targets)]
+        targets = [_validate.probability(t, "targets", one=False) for t in np.atleast_1d(targets)]
         if not targets:
             raise ConfigError("plot needs at least one target error ratio")
         ax = _axes(ax)
@@ -334,6 +332,21 @@ class StatEye:
         ax.set_xlabel("time from sampling instant (ps)")
         ax.set_ylabel("slicer input (mV)")
         return ax
+
+
+def _kept_columns(at, offsets: np.ndarray, jitter: Jitter, columns: str, nb: int) -> np.ndarray:
+    """The columns whose distributions are computed (the grid spans them all), after checking
+    the memory they take: one (P, bins) array per eye (two with DCD), 16 shifted copies with
+    sinusoidal jitter, their mixture and the plot's map."""
+    keep = np.arange(at.spu)
+    if columns == "sampling":
+        # sinusoidal jitter mixes shifted copies of the columns it reaches (and their
+        # neighbours, between which it interpolates); without it the sampling point alone
+        reach = int(np.ceil(jitter.sj_amplitude_s / at.dt)) + 1 if jitter.sj_amplitude_s else 0
+        keep = np.flatnonzero(np.abs(offsets) <= reach)
+    copies = (2 if jitter.dcd_s else 1) * (16 if jitter.sj_amplitude_s else 1) + 2
+    check_bytes(8.0 * copies * keep.size * (nb | 1), f"a statistical eye of {keep.size} columns x {nb | 1} bins")
+    return keep
 
 
 def statistical_eye(
@@ -380,16 +393,7 @@ def statistical_eye(
     check_jitter(jitter, lk.pulse.baud_hz)
     at = _Cursors(lk, tx, rx, n_cursors)
     offsets = np.arange(at.spu) - at.spu // 2
-    keep = np.arange(at.spu)  # the columns whose distributions are computed (the grid spans them all)
-    if columns == "sampling":
-        # sinusoidal jitter mixes shifted copies of the columns it reaches (and their
-        # neighbours, between which it interpolates); without it the sampling point alone
-        reach = int(np.ceil(jitter.sj_amplitude_s / at.dt)) + 1 if jitter.sj_amplitude_s else 0
-        keep = np.flatnonzero(np.abs(offsets) <= reach)
-    # the eyes' distributions: one (P, bins) array per eye (two with DCD), 16 shifted copies
-    # with sinusoidal jitter, their mixture and the plot's map
-    copies = (2 if jitter.dcd_s else 1) * (16 if jitter.sj_amplitude_s else 1) + 2
-    check_bytes(8.0 * copies * keep.size * (nb | 1), f"a statistical eye of {keep.size} columns x {nb | 1} bins")
+    keep = _kept_columns(at, offsets, jitter, columns, nb)
     slope, d_power = _jitter_slope(lk, tx, jitter)
     main, isi_sets, dcd_sets, dd_sets = _discrete_terms(at, lk, tx, jitter, slope, offsets)
     var_rx, var_tx, var_j = _gaussian_terms(at, lk, jitter, slope, d_power)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..._plot import axes as _axes
-from .. import _checks
+from ... import _validate
 
 __all__ = ["EyeDiagram", "Waveform"]
 
@@ -69,7 +69,7 @@ class EyeDiagram:
     def width_s(self, ser: float = 0.0) -> float:
         """Span of time offsets around the sampling instant whose symbol error ratio stays
         at or below ``ser`` (s; ``ser`` in [0, 1]); 0 when even the sampling instant exceeds it."""
-        ser = _checks.probability(ser, "ser", zero=True)
+        ser = _validate.probability(ser, "ser", zero=True)
         _, r = self.bathtub()
         c = self.centre
         if r[c] > ser:
@@ -86,8 +86,8 @@ class EyeDiagram:
         """Vertical opening of each eye (one per threshold) at the sampling instant (V):
         the widest band around the threshold holding at most ``ratio * n_ui`` hits
         (split evenly above and below; ``ratio`` in [0, 1]); 0 for a closed eye."""
-        ratio = _checks.probability(ratio, "ratio", zero=True)
-        col = self.counts[self.centre if column is None else _checks.column(column, self.counts.shape[0])]
+        ratio = _validate.probability(ratio, "ratio", zero=True)
+        col = self.counts[self.centre if column is None else _validate.column(column, self.counts.shape[0])]
         v = self.voltage_edges_v
         allowed = ratio * self.n_ui / 2
         out = []
