@@ -131,7 +131,7 @@ def stage_patches(st: Stages, before: bool) -> list:
     """Wrappers that time each stage (on top of the "before" patches when ``before``)."""
     pk = chain.package
     out = [(chain, "package", st.wrap("packages", pk)),
-           (margin, "_Grid", type("_Grid", (margin._Grid,), {"__init__": st.wrap("filters", margin._Grid.__init__)})),
+           (margin, "Grid", type("Grid", (margin.Grid,), {"__init__": st.wrap("filters", margin.Grid.__init__)})),
            (margin, "_ctle_pulses", st.wrap_gen("basis pulses", margin._ctle_pulses)),
            (margin, "_fom_grid", st.wrap("search prep", margin._fom_grid)),
            (com_kernels, "fom_search", st.wrap("kernel", com_kernels.fom_search)),

@@ -12,7 +12,6 @@ receiver.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterable, Sequence
 
@@ -30,6 +29,8 @@ from .grid import (
     resample_response,
     uniform_frequencies,
 )
+from .ild import ILDResult, insertion_loss_deviation
+from .mixed_mode import mixed_mode_to_se, se_to_mixed_mode
 from .ports import PortOrder, detect_port_order, port_order
 from .quality import QualityReport, check_quality, enforce_passivity
 from .response import PulseResponse, StepResponse, check_filters, filter_response
@@ -39,91 +40,6 @@ __all__ = ["Channel", "ILDResult", "cascade"]
 _KINDS = ("through", "next", "fext")
 # mixed-mode indices in scikit-rf's se2gmm order [d1, d2, c1, c2]
 _MM_INDEX = {"d1": 0, "d2": 1, "c1": 2, "c2": 3}
-# single-ended [in+, in-, out+, out-] -> mixed-mode [d1, d2, c1, c2] when every port has
-# the same real reference z0 (then 2 z0 differential and z0/2 common): S_mm = M S M^T
-_M = np.array([[1, -1, 0, 0], [0, 0, 1, -1], [1, 1, 0, 0], [0, 0, 1, 1]]) / np.sqrt(2.0)
-
-
-def _uniform_real_z0(ntwk: rf.Network) -> bool:
-    z0 = ntwk.z0
-    return bool(np.all(z0.imag == 0) and np.all(z0 == z0[0, 0]))
-
-
-def se_to_mixed_mode(se: rf.Network) -> rf.Network:
-    """Mixed-mode view ``[d1, d2, c1, c2]`` of a single-ended four-port ``[in+, in-, out+, out-]``.
-
-    Same result as scikit-rf's ``se2gmm(p=2)`` (the tests check it); when all ports
-    share one real reference impedance it is the constant orthogonal transform
-    ``M S M^T``, 50 times faster than scikit-rf's general path.
-    """
-    if _uniform_real_z0(se):
-        z = float(se.z0[0, 0].real)
-        s = _M @ se.s @ _M.T
-        z0 = np.array([2 * z, 2 * z, z / 2, z / 2])
-        return rf.Network(frequency=se.frequency, s=s, z0=z0, name=se.name)
-    mm = se.copy()
-    mm.se2gmm(p=2)
-    return mm
-
-
-def mixed_mode_to_se(mm: rf.Network) -> rf.Network:
-    """Inverse of :func:`se_to_mixed_mode` (scikit-rf ``gmm2se(p=2)``)."""
-    z0 = mm.z0
-    zd, zc = z0[:, :2], z0[:, 2:]
-    if np.all(z0.imag == 0) and np.all(zd == zd[0, 0]) and np.all(zc == zc[0, 0]) and np.isclose(
-        zd[0, 0].real, 4 * zc[0, 0].real
-    ):
-        s = _M.T @ mm.s @ _M
-        return rf.Network(frequency=mm.frequency, s=s, z0=zd[0, 0].real / 2, name=mm.name)
-    se = mm.copy()
-    se.gmm2se(p=2)
-    return se
-
-
-@dataclass(frozen=True, eq=False)
-class ILDResult:
-    """Insertion-loss deviation against the IEEE 802.3 fitted insertion loss.
-
-    ``IL_fit(f) = a0 + a1 sqrt(f) + a2 f + a4 f^2`` (f in GHz, IL in dB), a
-    least-squares fit weighted by ``|Sdd21|`` per point as the IEEE COM code does
-    (802.3 Annex 93A), over ``f_min_hz .. f_max_hz``. ``ILD = IL - IL_fit``.
-
-    Attributes
-    ----------
-    f_hz, il_db, fit_db, ild_db : ndarray
-        On the channel's points inside the fit band.
-    coefficients : tuple of float
-        ``(a0 [dB], a1 [dB/sqrt(GHz)], a2 [dB/GHz], a4 [dB/GHz^2])``.
-    rms_ild_db : float
-        Unweighted RMS of the ILD over the band.
-    fom_ild_db : float or None
-        802.3 FOM_ILD (93A-54) when a baud rate was given: the RMS of the ILD weighted
-        by ``sinc^2(f/f_b) / (1 + (f/f_t)^4) / (1 + (f/f_r)^8)``, ``f_t = 0.2365 / T_t``,
-        ``f_r = 0.75 f_b``.
-    """
-
-    f_hz: np.ndarray
-    il_db: np.ndarray
-    fit_db: np.ndarray
-    ild_db: np.ndarray
-    coefficients: tuple[float, float, float, float]
-    rms_ild_db: float
-    fom_ild_db: float | None
-
-    def fitted_il_db(self, f_hz) -> np.ndarray:
-        """The fitted insertion loss (dB) at any frequency (Hz)."""
-        g = np.asarray(f_hz, dtype=float) / 1e9
-        a0, a1, a2, a4 = self.coefficients
-        return a0 + a1 * np.sqrt(g) + a2 * g + a4 * g * g
-
-    def to_dict(self) -> dict:
-        return {
-            "f_min_hz": float(self.f_hz[0]),
-            "f_max_hz": float(self.f_hz[-1]),
-            "coefficients": list(self.coefficients),
-            "rms_ild_db": self.rms_ild_db,
-            "fom_ild_db": self.fom_ild_db,
-        }
 
 
 class Channel:
@@ -409,37 +325,7 @@ class Channel:
         tt_s : float
             Rise time ``T_t`` of the FOM_ILD Tx filter (s).
         """
-        f_all = self.f
-        lo = f_min_hz if f_min_hz is not None else f_all[f_all > 0][0]
-        hi = f_max_hz if f_max_hz is not None else (baud_hz if baud_hz is not None else f_all[-1])
-        if baud_hz is not None:
-            baud_hz = check.number(baud_hz, "baud_hz", positive=True)
-        lo, hi = float(lo), float(hi)
-        if not (0 <= lo < hi):
-            raise ChannelError(f"ILD band must satisfy 0 <= f_min < f_max, got {lo}..{hi} Hz")
-        if hi > f_all[-1] * (1 + 1e-9):
-            raise ChannelError(
-                f"{self.name}: ILD band reaches {hi / 1e9:.4g} GHz, beyond the data ({f_all[-1] / 1e9:.4g} GHz)"
-            )
-        sel = (f_all >= lo) & (f_all <= hi) & (f_all > 0)
-        if sel.sum() < 5:
-            raise ChannelError(f"{self.name}: fewer than 5 points in the ILD band {lo}..{hi} Hz")
-        f = f_all[sel]
-        h = np.abs(self.sdd21[sel])
-        il = -20 * np.log10(np.maximum(h, 1e-300))
-        g = f / 1e9
-        a = np.vstack([np.ones_like(g), np.sqrt(g), g, g * g]).T
-        w = h  # IEEE COM weights each row by |S21|
-        coef, *_ = np.linalg.lstsq(a * w[:, None], il * w, rcond=None)
-        fit = a @ coef
-        ild = il - fit
-        fom = None
-        if baud_hz is not None:
-            ft = 0.2365 / tt_s
-            fr = 0.75 * baud_hz
-            wt = np.sinc(f / baud_hz) ** 2 / (1 + (f / ft) ** 4) / (1 + (f / fr) ** 8)
-            fom = float(np.sqrt(np.mean(wt * ild**2)))
-        return ILDResult(f, il, fit, ild, tuple(float(c) for c in coef), float(np.sqrt(np.mean(ild**2))), fom)
+        return insertion_loss_deviation(self.f, self.sdd21, self.name, baud_hz, f_min_hz, f_max_hz, tt_s)
 
     # ------------------------------------------------------------------ quality
     @cached_property

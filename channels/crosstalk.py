@@ -36,7 +36,8 @@ import skrf as rf
 
 from . import _validate as check
 from . import media
-from .channel import Channel, cascade, mixed_mode_to_se
+from .channel import Channel, cascade
+from .mixed_mode import mixed_mode_to_se
 from .errors import ChannelError
 
 __all__ = [

@@ -43,7 +43,8 @@ from __future__ import annotations
 import numpy as np
 import skrf as rf
 
-from .channel import Channel, cascade, mixed_mode_to_se
+from .channel import Channel, cascade
+from .mixed_mode import mixed_mode_to_se
 from . import _validate as check
 from .errors import ChannelError
 

@@ -70,7 +70,7 @@ def test_transfers_equal_the_scikit_rf_chain(dpo, preset):
     chain (a renormalisation), 802.3ck's does not."""
     p = ComParams.ieee_802_3ck_kr() if preset == "ck" else ComParams.ieee_802_3dj_kr()
     for _, pc in p.cases():
-        g = mg._Grid(dpo, pc, None, None)
+        g = mg.Grid(dpo, pc, None, None)
         for c, kind in [(dpo, "through")] + [(a, a.kind) for a in dpo.aggressors]:
             new = chain.terminated_transfer(c, g.f, pc, kind)
             old = old_transfer(c, g.f, pc, kind)

@@ -53,7 +53,7 @@ def dj_pulses():
     thru = media.stripline(0.25)
     nxt, fxt = channels.crosstalk.connector_crosstalk(media.stripline(0.02), next_db=-40.0, fext_db=-45.0)
     ch = thru.with_aggressors(nxt, fxt)
-    g = mg._Grid(ch, p, None, None)
+    g = mg.Grid(ch, p, None, None)
     chans = [(ch, "through", p.a_v)] + [(x, x.kind, p.a_ne if x.kind == "next" else p.a_fe) for x in ch.aggressors]
     spectra = [g.base * mg._terminated_transfer(c, g.f, p, kind, {}) * amp for c, kind, amp in chans]
     hc = mg._ctle(p, -6.0, -2.0).response(g.f)

@@ -41,15 +41,14 @@ from dataclasses import asdict, dataclass, field, replace
 import numpy as np
 
 import channels
-from channels.response import rx_butterworth, tx_rise_filter
 
-from ..._validate import integer, number
 from ...errors import ConfigError
 from ...serdes import Cdr, Ctle, Dfe, Receiver, RxFfe, Transmitter, TxFfe
-from ...serdes.limits import MAX_PULSE_PEAK, check_bytes, check_gain, check_pulse
+from ...serdes.limits import check_bytes, check_gain
 from ..pmf import pmf_quantile
 from . import _kernels as _k
 from . import chain, mmse
+from .grid import Grid, check_pulses
 from .params import ComParams
 
 __all__ = ["MarginResult", "channel_margin"]
@@ -172,7 +171,7 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
         Pulse record length in UI (a power of two covering three delays plus 200 UI).
     samples_per_ui : int, optional
         Overrides ``params.samples_per_ui`` (32, as 93A's reference code). From
-        :data:`MIN_SAMPLES_PER_UI` (16) to 256: coarser grids misplace the cursor. Measured
+        :data:`phy.engines.com.grid.MIN_SAMPLES_PER_UI` (16) to 256: coarser grids misplace the cursor. Measured
         against 64 samples per UI with 802.3ck KR on the library's ``backplane_30db`` and
         ``twinax_1m_26awg`` and the shared ``CA_19p75dB_thru`` and ``DPO_14in_Meg7_THRU``,
         and with 802.3dj KR on ``chip_to_module``: 16 and more within 0.13 dB (32 within
@@ -182,7 +181,7 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
     Raises
     ------
     ConfigError
-        A bad parameter; a grid coarser than :data:`MIN_SAMPLES_PER_UI`; a channel whose
+        A bad parameter; a grid coarser than :data:`phy.engines.com.grid.MIN_SAMPLES_PER_UI`; a channel whose
         ``|Sdd21|`` is not finite or beyond 40 dB of gain, or whose pulse is zero (an open
         channel: it transmits nothing).
     """
@@ -212,14 +211,14 @@ def _margin_one(ch: channels.Channel, p: ComParams, n_ui, samples_per_ui) -> Mar
     """COM for one package: the chain, the equaliser search and the margin at its best
     (``params`` left empty: :func:`channel_margin` sets it once for the whole set)."""
     t_start = time.perf_counter()
-    g = _Grid(ch, p, n_ui, samples_per_ui)
+    g = Grid(ch, p, n_ui, samples_per_ui)
     for c in (ch, *ch.aggressors):
         check_gain(c)
     chans = [(ch, "through", p.a_v)] + [(a, a.kind, p.a_ne if a.kind == "next" else p.a_fe) for a in ch.aggressors]
     check_bytes(8.0 * g.n * 8 * len(chans), f"COM's pulses ({g.n // g.M:,} UI of {g.M} samples, {len(chans)} "
                                             "channels, four basis pulses each)")
     spectra = [g.base * chain.terminated_transfer(c, g.f, p, kind) * amp for c, kind, amp in chans]
-    _check_pulses(ch, spectra, g, [amp for _, _, amp in chans])
+    check_pulses(ch, spectra, g, [amp for _, _, amp in chans])
     tx_grid = p._tx_grid()
     ctle_settings = list(itertools.product(p.g_dc_db, p.g_dc2_db))
     fom_best, ci, ti, cursor, w_rx, pulses, notes, q_var = _search(p, g, chans, spectra, tx_grid, ctle_settings)
@@ -242,65 +241,7 @@ def _margin_one(ch: channels.Channel, p: ComParams, n_ui, samples_per_ui) -> Mar
     )
 
 
-def _check_pulses(ch: channels.Channel, spectra, g: _Grid, amps) -> None:
-    """Each pulse (per volt of the transmitter) before the search, finite and within what a
-    channel can give, and the through one not zero: the kernels index by the cursor's
-    position and divide by the main cursor."""
-    for i, (sp, amp) in enumerate(zip(spectra, amps)):
-        y = np.fft.irfft(sp, g.n) / amp
-        if i == 0:
-            check_pulse(y, f"the pulse response of {ch.name} (packages included) at {g.fb / 1e9:.6g} GBd")
-        elif not (np.all(np.isfinite(y)) and np.abs(y).max() <= MAX_PULSE_PEAK):
-            raise ConfigError(f"the crosstalk pulse of {ch.aggressors[i - 1].name} holds NaN, infinite or absurd "
-                              f"values (beyond {MAX_PULSE_PEAK:g} V per V): the channel data are not physical")
-
-
-#: The fewest samples per UI COM is computed with (:func:`channel_margin`): COM places its
-#: cursor on the fine grid (the Mueller-Muller point, 93A-25/26) and reads the jitter's
-#: slope from neighbouring samples (178A-23); on a coarser grid both move by a sizeable part
-#: of a UI and COM moves with them, not monotonically.
-MIN_SAMPLES_PER_UI = 16
-#: The most samples per UI (the cost grows with it; 93A's reference code uses 32).
-MAX_SAMPLES_PER_UI = 256
-
-
-class _Grid:
-    """The DFT grid of the pulses: ``n_ui`` UIs of ``M`` samples (a power of two covering
-    three delays plus 200 UI by default), the spectrum of a one-UI rectangle through the Tx
-    edge and the Rx Butterworth (93A-19/20/46), and the room left before the response."""
-
-    def __init__(self, ch: channels.Channel, p: ComParams, n_ui, samples_per_ui):
-        self.fb = number(p.baud_hz, "baud_hz", positive=True)
-        spu = p.samples_per_ui if samples_per_ui is None else samples_per_ui
-        self.M = M = integer(spu, "samples_per_ui", 1, MAX_SAMPLES_PER_UI)
-        if M < MIN_SAMPLES_PER_UI:
-            raise ConfigError(f"samples_per_ui {M} is too coarse for COM: it places the cursor and the jitter's "
-                              f"slope on the sample grid, and below {MIN_SAMPLES_PER_UI} per UI COM moves by tenths "
-                              "of a dB (at 1 per UI by several dB); give 16 to 256 (default 32)")
-        # the file's own grid must be able to give a pulse at this baud (points, span, step:
-        # channels.grid's rules; COM extends the data past their end by the loss trend)
-        channels.grid.check_pulse_grid(ch.f, self.fb, ch.delay_s, ch.name, require_nyquist=False)
-        if n_ui is None:
-            n_ui = max(512, 1 << int(np.ceil(np.log2(3 * ch.delay_s * self.fb + 200))))
-        else:
-            n_ui = integer(n_ui, "n_ui", 64, 1 << 22)
-        self.n = n = n_ui * M
-        self.f = f = np.fft.rfftfreq(n, 1 / (self.fb * M))
-        rect = np.zeros(n)
-        rect[:M] = 1.0
-        self.hr = rx_butterworth(f, p.f_r * self.fb, 4)
-        self.base = np.fft.rfft(rect) * tx_rise_filter(f, p.t_r_s) * self.hr
-        self.df = f[1] - f[0]
-        self.roll = 8 * M  # a few UI of room before the response starts
-        L = p.levels
-        self.var_x = (L**2 - 1) / (3 * (L - 1) ** 2)
-
-    def pulses(self, spectra, hc) -> list:
-        """The pulses of every spectrum through a CTLE response ``hc``."""
-        return [np.roll(np.fft.irfft(s * hc, self.n), self.roll) for s in spectra]
-
-
-def _ctle_pulses(p: ComParams, g: _Grid, spectra, ctle_settings):
+def _ctle_pulses(p: ComParams, g: Grid, spectra, ctle_settings):
     """Every CTLE setting's response and pulses, as ``(index, response, pulses)``. The CTLE
     is ``(g1 P + P jf/f_z)(g2 C + C jf/f_LF)`` with P, C its poles: every setting's pulse is
     a combination of four basis pulses (one inverse DFT each, not one per setting)."""
@@ -317,7 +258,7 @@ def _ctle_pulses(p: ComParams, g: _Grid, spectra, ctle_settings):
         yield ci, hc, [w4[0] * b[0] + w4[1] * b[1] + w4[2] * b[2] + w4[3] * b[3] for b in basis]
 
 
-def _search(p: ComParams, g: _Grid, chans, spectra, tx_grid, ctle_settings):
+def _search(p: ComParams, g: Grid, chans, spectra, tx_grid, ctle_settings):
     """The setting COM is computed at, over every CTLE x Tx FFE setting of the grid: the
     best by the figure of merit (93A-36), or with an Rx FFE the best by the MMSE figure of
     merit with the Rx FFE and DFE optimised at every setting and sampling time (178A,
@@ -371,7 +312,7 @@ def _search(p: ComParams, g: _Grid, chans, spectra, tx_grid, ctle_settings):
                                                                len(cands), w, floating, quantised, q_var), q_var)
 
 
-def _final_taps(p: ComParams, g: _Grid, kinds, taps, cursor: int, pulses, hc, floating: bool, quantised: bool):
+def _final_taps(p: ComParams, g: Grid, kinds, taps, cursor: int, pulses, hc, floating: bool, quantised: bool):
     """(FOM, Rx FFE taps, quantisation noise variance at the FFE input) at one setting."""
     M = g.M
     n_rx = p.rx_ffe_pre + 1 + p.rx_ffe_post
@@ -415,7 +356,7 @@ def _mmse_notes(p: ComParams, M: int, n_settings: int, every: bool, n_cands: int
     return notes
 
 
-def _com_at(p: ComParams, g: _Grid, chans, pulses, taps, cursor: int, w_rx, hc, q_var: float = 0.0) -> dict:
+def _com_at(p: ComParams, g: Grid, chans, pulses, taps, cursor: int, w_rx, hc, q_var: float = 0.0) -> dict:
     """COM at one setting (93A.1.7): the signal ``A_s``, the ISI after the DFE, the jitter's
     slope, the crosstalk at each aggressor's worst phase, the Gaussian terms, and
     ``A_ni`` the ``DER_0`` quantile of their sum."""
