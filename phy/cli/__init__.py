@@ -86,22 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="linkmodel", description="Physical-layer link and SerDes modeler.", epilog=epilog)
     p.add_argument("--version", action="version", version=_version())
     sub = p.add_subparsers(dest="command", required=True)
-    c = sub.add_parser("channel", help="summarise a built-in channel or a Touchstone file",
-                       description="Loss, return loss, port order, quality and pulse response of a channel.")
-    c.add_argument("target", help="a built-in channel name (see 'linkmodel library') or a .s2p/.s4p/.sNp file")
-    c.add_argument("--baud-gbd", type=_args.baud_gbd, nargs="+", default=[53.125, 106.25],
-                   help="symbol rates in GBd, each above 0 (default: 53.125 106.25)")
-    c.add_argument("--samples-per-ui", type=_args.count(2, 1024, "--samples-per-ui"), default=32,
-                   help="pulse-response samples per UI, 2 to 1024 (default 32)")
-    c.add_argument("--thru", default="auto", help="4-port order: auto (default), 12_34, 13_24 or 14_23")
-    c.add_argument("--aggressors", action="store_true",
-                   help="also load the crosstalk files beside a through file (names sharing the part before 'thru')")
-    c.add_argument("--erl-preset", default="auto", metavar="NAME",
-                   help="effective return loss (93A.5) of each port with this preset: 802.3ck_kr, 802.3ck_cr, "
-                        "802.3dj_kr, 802.3dj_cr, none, or auto (default: at each rate the CR preset of its family)")
-    c.add_argument("--json", action="store_true", help="print JSON instead of text")
-    c.add_argument("--plot", metavar="PNG", help="write loss and pulse-response plots to this file")
-    c.set_defaults(func=_cmd_channel)
+    _add_channel_parser(sub, _args)
     com.add_parser(sub)
     lib = sub.add_parser("library", help="list the built-in channels", description="The built-in channels.")
     lib.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -130,6 +115,39 @@ def build_parser() -> argparse.ArgumentParser:
     lk.add_argument("spec", help="TOML file")
     lk.add_argument("--json", action="store_true", help="print JSON instead of text")
     lk.set_defaults(func=_cmd_link)
+    _add_sweep_parser(sub)
+    r = sub.add_parser("rack", help="roll up a rack or domain from a TOML file",
+                       description="Topology roll-up: [rack] builder, [link] copper, [uplink] optics, [decode], "
+                                   "[domain] (docs/toml_reference.md).")
+    r.add_argument("spec", nargs="?", help="TOML file (default: every key at its default, the demo's NVL72 rack)")
+    r.add_argument("--export", metavar="DIR", help="write ASTRA-sim, Calculon, GenZ, LLMCompass, ns-3 and JSON files")
+    r.add_argument("--json", action="store_true", help="print JSON instead of text")
+    r.set_defaults(func=_cmd_rack)
+    return p
+
+
+def _add_channel_parser(sub, _args) -> None:
+    """``linkmodel channel``'s arguments."""
+    c = sub.add_parser("channel", help="summarise a built-in channel or a Touchstone file",
+                       description="Loss, return loss, port order, quality and pulse response of a channel.")
+    c.add_argument("target", help="a built-in channel name (see 'linkmodel library') or a .s2p/.s4p/.sNp file")
+    c.add_argument("--baud-gbd", type=_args.baud_gbd, nargs="+", default=[53.125, 106.25],
+                   help="symbol rates in GBd, each above 0 (default: 53.125 106.25)")
+    c.add_argument("--samples-per-ui", type=_args.count(2, 1024, "--samples-per-ui"), default=32,
+                   help="pulse-response samples per UI, 2 to 1024 (default 32)")
+    c.add_argument("--thru", default="auto", help="4-port order: auto (default), 12_34, 13_24 or 14_23")
+    c.add_argument("--aggressors", action="store_true",
+                   help="also load the crosstalk files beside a through file (names sharing the part before 'thru')")
+    c.add_argument("--erl-preset", default="auto", metavar="NAME",
+                   help="effective return loss (93A.5) of each port with this preset: 802.3ck_kr, 802.3ck_cr, "
+                        "802.3dj_kr, 802.3dj_cr, none, or auto (default: at each rate the CR preset of its family)")
+    c.add_argument("--json", action="store_true", help="print JSON instead of text")
+    c.add_argument("--plot", metavar="PNG", help="write loss and pulse-response plots to this file")
+    c.set_defaults(func=_cmd_channel)
+
+
+def _add_sweep_parser(sub) -> None:
+    """``linkmodel sweep``'s arguments."""
     s = sub.add_parser("sweep", help="run a sweep from a TOML file (resumes; crash-safe store)",
                        description="Run every point of a sweep ([grid] and [zip]) into a JSON Lines store "
                                    "(docs/toml_reference.md).")
@@ -155,14 +173,6 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-run", action="store_true", help="with --export: run nothing, export the store as it is")
     s.add_argument("--json", action="store_true", help="print the summary (or the --dry-run plan) as JSON")
     s.set_defaults(func=_cmd_sweep)
-    r = sub.add_parser("rack", help="roll up a rack or domain from a TOML file",
-                       description="Topology roll-up: [rack] builder, [link] copper, [uplink] optics, [decode], "
-                                   "[domain] (docs/toml_reference.md).")
-    r.add_argument("spec", nargs="?", help="TOML file (default: every key at its default, the demo's NVL72 rack)")
-    r.add_argument("--export", metavar="DIR", help="write ASTRA-sim, Calculon, GenZ, LLMCompass, ns-3 and JSON files")
-    r.add_argument("--json", action="store_true", help="print JSON instead of text")
-    r.set_defaults(func=_cmd_rack)
-    return p
 
 
 def _warmup_groups() -> list[str]:
