@@ -64,11 +64,16 @@ def scale_pmf(p: np.ndarray, a: float) -> np.ndarray:
     return out / out.sum()
 
 
-def cdf_at(p: np.ndarray, ystep: float, y: float) -> float:
+def cdf_at(p: np.ndarray, ystep: float, y: float, interpolate: bool = False) -> float:
     """``P(Y <= y)`` for the PMF ``p`` on an odd-length grid of step ``ystep`` centred on 0:
     the distribution function at the first grid point at or above ``y`` (MATLAB COM's
-    ``CDF_ev`` as PyChOpMarg's ``cdf_at`` reads it)."""
-    k = int(np.ceil(y / ystep - 1e-9)) + p.size // 2
+    ``CDF_ev`` as PyChOpMarg's ``cdf_at`` reads it), or with ``interpolate`` linear between
+    the two grid points around ``y`` (as the statistical eye reads its own distribution;
+    on a coarse grid the first reads a steep tail up to a bin high)."""
+    x = y / ystep + p.size // 2
+    if interpolate:
+        return float(np.interp(x, np.arange(p.size), np.cumsum(p), left=0.0, right=1.0))
+    k = int(np.ceil(x - 1e-9))
     if k < 0:
         return 0.0
     if k >= p.size:
@@ -133,7 +138,7 @@ class MlsdEvents:
 
 
 def error_events(p: np.ndarray, ystep: float, a_s: float, b: float, rho, levels: int, *, rel_tol: float = 1e-4,
-                 max_events: int = MAX_EVENTS) -> MlsdEvents:
+                 max_events: int = MAX_EVENTS, interpolate: bool = False) -> MlsdEvents:
     """The error events of a 1-tap MLSD (178A-50..55), summed until a term adds less than
     ``rel_tol`` of the sum or ``max_events`` events.
 
@@ -151,6 +156,9 @@ def error_events(p: np.ndarray, ystep: float, a_s: float, b: float, rho, levels:
         UI (``rho[0] = 1``); lags beyond it are taken as 0.
     levels : int
         Modulation levels ``L``.
+    interpolate : bool
+        Read each projection's distribution function linearly between grid points
+        (:func:`cdf_at`); COM reads it as 178A does, at the next grid point.
     """
     if not (np.isfinite(b) and 0.0 <= b < 1.0):
         raise ConfigError(f"the MLSD's target 1 + b D needs 0 <= b < 1, got b = {b}")
@@ -169,7 +177,7 @@ def error_events(p: np.ndarray, ystep: float, a_s: float, b: float, rho, levels:
         lag = np.abs(np.subtract.outer(np.arange(j + 1), np.arange(j + 1)))
         uvu = float(u @ r[lag] @ u)
         x = a_s * float(u @ u) ** 1.5 / np.sqrt(max(uvu, 1e-300))
-        rates.append(((levels - 1) / levels) ** (j - 1) * cdf_at(pj, ystep, -x))
+        rates.append(((levels - 1) / levels) ** (j - 1) * cdf_at(pj, ystep, -x, interpolate))
         if rates[-1] <= rel_tol * sum(rates):
             truncated = False
             break
@@ -272,7 +280,7 @@ def eye_mlsd(eye, *, rel_tol: float = 1e-4, max_events: int = MAX_EVENTS) -> Eye
     total = float(np.sum(p * v**2))
     acf[0] = max(total, acf[0])  # the rest of the eye's variance, white
     rho = acf / acf[0] if acf[0] > 0 else np.eye(1, lags)[0]
-    ev = error_events(p, dv, a_s, b, rho, M, rel_tol=rel_tol, max_events=max_events)
+    ev = error_events(p, dv, a_s, b, rho, M, rel_tol=rel_tol, max_events=max_events, interpolate=True)
     if ev.truncated:
         notes.append(f"error events summed to {max_events} UI (the bound) before the tolerance")
     return EyeMlsd(ev, a_s, rho, float(eye.ser_dfe()), notes, M)

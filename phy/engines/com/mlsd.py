@@ -31,7 +31,11 @@ from scipy import special
 from ..mlsd import MAX_EVENTS, error_events
 from ..pmf import discrete_sum_pmf, gauss_convolve
 
-__all__ = ["com_mlsd", "noise_acf"]
+__all__ = ["DER_FLOOR", "added_noise", "com_mlsd", "noise_acf"]
+
+#: The smallest ``DER_MLSD`` the voltage grid resolves: below it the PMF's tails are the
+#: FFT's rounding (about 1e-16 of its peak), and no MLSD gain is claimed.
+DER_FLOOR = 1e-13
 
 
 def _acf(x: np.ndarray, lags: int) -> np.ndarray:
@@ -77,6 +81,34 @@ def _quantile(p: np.ndarray, ystep: float, q: float) -> float:
     return -float((int(np.searchsorted(c, q * c[-1])) - p.size // 2) * ystep)
 
 
+def added_noise(pmf: np.ndarray, split: float, ystep: float, var_g: float, var_rn: float, der0: float,
+                target: float) -> tuple[float, np.ndarray]:
+    """``g_an`` and ``p_an`` (178A.1.10.1): the scale of the receiver noise ``var_rn`` (V^2)
+    added to the Gaussian ``var_g`` at which the ``der0`` quantile of the discrete terms'
+    PMF ``pmf`` (split variance ``split`` bins^2, grid step ``ystep``) with that Gaussian
+    reaches ``-target`` (V): the bracket doubled from 1, then bisected to 1e-5 of ``g_an``
+    (at most 60 steps each; a ``g_an`` beyond ``2^60`` is not sought)."""
+
+    def p_an(g: float) -> np.ndarray:
+        p = gauss_convolve(pmf, np.sqrt(max((var_g + g * var_rn) / ystep**2 - split, 0.0)))
+        return p / p.sum()
+
+    g_lo, g_hi = 0.0, 1.0
+    for _ in range(60):  # the bracket: the added noise's quantile grows without bound
+        if _quantile(p_an(g_hi), ystep, der0) >= target:
+            break
+        g_lo, g_hi = g_hi, 2.0 * g_hi
+    for _ in range(60):
+        if g_hi - g_lo <= 1e-5 * g_hi:
+            break
+        g = 0.5 * (g_lo + g_hi)
+        if _quantile(p_an(g), ystep, der0) >= target:
+            g_hi = g
+        else:
+            g_lo = g
+    return g_hi, p_an(g_hi)
+
+
 def com_mlsd(com_dfe_db: float, a_s: float, a_ni: float, b: float, values, levels: int, var_g: float,
              var_rn: float, acf: np.ndarray, acf_rn: np.ndarray, der0: float, ystep: float,
              dcom_an_db: float = 3.0) -> dict:
@@ -115,29 +147,15 @@ def com_mlsd(com_dfe_db: float, a_s: float, a_ni: float, b: float, values, level
     sig_max = max(np.sqrt(var_g), 2.0 * target / q0)
     y, pmf, split = discrete_sum_pmf(values, np.linspace(-1, 1, levels), ystep, 10 * sig_max)
     ystep = float(y[1] - y[0])
-
-    def p_an(g: float) -> np.ndarray:
-        p = gauss_convolve(pmf, np.sqrt(max((var_g + g * var_rn) / ystep**2 - split, 0.0)))
-        return p / p.sum()
-
-    g_lo, g_hi = 0.0, 1.0
-    for _ in range(60):  # the bracket: doubling (the added noise's quantile grows without bound)
-        if _quantile(p_an(g_hi), ystep, der0) >= target:
-            break
-        g_lo, g_hi = g_hi, 2.0 * g_hi
-    for _ in range(60):  # bisection to 1e-5 of g_an
-        if g_hi - g_lo <= 1e-5 * g_hi:
-            break
-        g = 0.5 * (g_lo + g_hi)
-        if _quantile(p_an(g), ystep, der0) >= target:
-            g_hi = g
-        else:
-            g_lo = g
-    pa = p_an(g_hi)
-    r = acf + g_hi * acf_rn  # 178A-56
+    g_an, pa = added_noise(pmf, split, ystep, var_g, var_rn, der0, target)
+    r = acf + g_an * acf_rn  # 178A-56
     ev = error_events(pa, ystep, a_s, b, r / r[0], levels)
-    delta = 20 * np.log10(max(_quantile(pa, ystep, ev.der), 1e-300) / a_s) if ev.der > 0 else float("inf")
-    delta = float(min(delta, 60.0))
-    return {**out, "com_db": float(com_dfe_db + max(delta, 0.0)), "delta_db": delta, "der_mlsd": ev.der,
-            "g_an": float(g_hi), "event_rates": ev.rates.tolist(), "events": int(ev.rates.size),
-            "truncated": bool(ev.truncated), "note": ""}
+    note = ""
+    if ev.der >= DER_FLOOR:
+        delta = 20 * np.log10(_quantile(pa, ystep, ev.der) / a_s)
+    else:  # the PMF's tails are FFT rounding there: no gain claimed
+        delta, note = 0.0, (f"MLSD: DER_MLSD {ev.der:.2g} below the grid's resolution ({DER_FLOOR:g}); "
+                            "COM_DFE kept")
+    return {**out, "com_db": float(com_dfe_db + max(delta, 0.0)), "delta_db": float(delta), "der_mlsd": ev.der,
+            "g_an": float(g_an), "event_rates": ev.rates.tolist(), "events": int(ev.rates.size),
+            "rho": (r[:4] / r[0]).tolist(), "truncated": bool(ev.truncated), "note": note}
