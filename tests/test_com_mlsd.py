@@ -249,3 +249,20 @@ def test_receiver_mlsd_option_and_the_links_decision():
     s = Serdes(tx=tx, rx=rx, noise=Noise(rx_noise_rms_v=0.013), packages=False, cdr=phy.serdes.Cdr(phase="peak"))
     seg = _equalise("cable", ch, LinkSpec(channel=ch, lane_rate_bps=2 * fb, serdes=s), 0.0, None)
     assert seg.der == pytest.approx(seg.eye.ser_mlsd()) and seg.der < seg.eye.ser_dfe()
+    # the FEC sees the MLSD's error events as its bursts
+    from phy.link.post_fec import _model
+
+    bm = _model((seg,), seg.der, "pam4")
+    assert bm.name.startswith("MLSD") and bm.mean_errors == pytest.approx(seg.eye.mlsd().events.mean_errors)
+
+
+def test_eye_mlsd_claims_no_gain_below_its_resolution():
+    """A clean eye (slicer error ratio far below 1e-13): the MLSD's sums do not resolve it,
+    and the link's error ratio with the MLSD is the DFE's."""
+    ch = media.cascade(media.connector(), media.twinax(1.0, 26), media.connector())
+    fb = 106.25e9
+    eye = phy.statistical_eye(ch, baud_hz=fb, tx=Transmitter("pam4", swing_v=0.4),
+                              rx=Receiver(bandwidth_hz=0.55 * fb, ffe=RxFfe(2, 6), dfe=Dfe(1)),
+                              noise=Noise(rx_noise_rms_v=0.004), columns="sampling")
+    assert eye.ser() < mlsd.RESOLVED
+    assert eye.ser_mlsd() == eye.ser_dfe()

@@ -34,6 +34,7 @@ of the sum, or at ``max_events`` (the tested truncation bound).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -81,13 +82,29 @@ def cdf_at(p: np.ndarray, ystep: float, y: float, interpolate: bool = False) -> 
     return float(np.sum(p[: k + 1]))
 
 
+#: Bins below this share of a PMF's peak are the FFT's rounding (about 1e-16 of the peak
+#: per transform, summed over thousands of bins) and are set to 0, so the error ratios
+#: resolved reach about 1e-13; below that the MLSD's are not resolved (nor a slicer's).
+ROUNDING = 1e-14
+
+
+#: The smallest error ratio the MLSD's sums resolve with :data:`ROUNDING`: below it a
+#: statistical eye's MLSD claims no gain (:meth:`phy.StatEye.ser_mlsd`), as COM keeps
+#: COM_DFE (:data:`phy.engines.com.mlsd.DER_FLOOR`).
+RESOLVED = 1e-13
+
+
+def _floor(p: np.ndarray) -> np.ndarray:
+    out = np.where(p < ROUNDING * p.max(), 0.0, p)
+    return out / out.sum()
+
+
 def _conv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Full convolution of two centred odd-length PMFs (centred, odd), its tails below
-    1e-30 trimmed symmetrically (the FFT's rounding clipped)."""
+    """Full convolution of two centred odd-length PMFs (centred, odd), the FFT's rounding
+    taken off (:data:`ROUNDING`) and its empty tails trimmed symmetrically."""
     n = a.size + b.size - 1
     m = 1 << int(np.ceil(np.log2(n)))
-    out = np.clip(np.fft.irfft(np.fft.rfft(a, m) * np.fft.rfft(b, m), m)[:n], 0.0, None)
-    out /= out.sum()
+    out = _floor(np.fft.irfft(np.fft.rfft(a, m) * np.fft.rfft(b, m), m)[:n])
     c = np.cumsum(out)
     lo = int(np.searchsorted(c, 1e-30))
     hi = int(np.searchsorted(c[-1] - c[::-1], 1e-30))
@@ -168,6 +185,7 @@ def error_events(p: np.ndarray, ystep: float, a_s: float, b: float, rho, levels:
     r = np.zeros(max_events + 1)
     r[: min(rho.size, r.size)] = rho[: r.size]
     r[0] = 1.0
+    p = _floor(np.clip(np.asarray(p, dtype=float), 0.0, None))
     prefix = p  # the projection on u_j's entries but the last: 1, -(1-b), (1-b), ...
     rates = []
     truncated = True
@@ -198,15 +216,12 @@ class EyeMlsd:
         Half the spacing of adjacent levels (V).
     rho : ndarray
         Normalised autocorrelation of the noise and residual interference, lags 0, 1, ...
-    ser_dfe : float
-        The same eye's symbol error ratio with the DFE's error propagation, for comparison.
     notes : list of str
     """
 
     events: MlsdEvents
     a_s_v: float
     rho: np.ndarray
-    ser_dfe: float
     notes: list = field(default_factory=list)
 
     levels: int = 4
@@ -238,7 +253,7 @@ class EyeMlsd:
                           ev.mean_errors, ev.mean_errors)
 
     def to_dict(self) -> dict:
-        return {"events": self.events.to_dict(), "ser": self.ser, "event_rate": self.event_rate, "ser_dfe": self.ser_dfe, "a_s_v": self.a_s_v,
+        return {"events": self.events.to_dict(), "ser": self.ser, "event_rate": self.event_rate, "a_s_v": self.a_s_v,
                 "rho": self.rho.tolist(), "notes": list(self.notes)}
 
 
@@ -283,4 +298,11 @@ def eye_mlsd(eye, *, rel_tol: float = 1e-4, max_events: int = MAX_EVENTS) -> Eye
     ev = error_events(p, dv, a_s, b, rho, M, rel_tol=rel_tol, max_events=max_events, interpolate=True)
     if ev.truncated:
         notes.append(f"error events summed to {max_events} UI (the bound) before the tolerance")
-    return EyeMlsd(ev, a_s, rho, float(eye.ser_dfe()), notes, M)
+    return EyeMlsd(ev, a_s, rho, notes, M)
+
+
+@lru_cache(maxsize=32)
+def eye_mlsd_cached(eye) -> EyeMlsd:
+    """:func:`eye_mlsd` with its defaults, remembered per eye (an eye is immutable and
+    hashed by identity): the link's decision and its FEC analysis read it again."""
+    return eye_mlsd(eye)

@@ -170,13 +170,19 @@ class StatEye:
         """The 1-tap MLSD (802.3dj 178A.1.10's Viterbi detector on ``1 + b D``, ``b`` the first
         DFE tap) at the sampling point: its error events, symbol error ratio and bursts
         (:func:`phy.engines.mlsd.eye_mlsd`)."""
-        from .mlsd import eye_mlsd
+        from .mlsd import eye_mlsd_cached
 
-        return eye_mlsd(self)
+        return eye_mlsd_cached(self)
 
     def ser_mlsd(self) -> float:
         """Symbol error ratio at the sampling point of a 1-tap MLSD in place of the DFE's
-        first tap (every error of every error event; :meth:`mlsd`), at most ``1 - 1/M``."""
+        first tap (every error of every error event; :meth:`mlsd`), at most ``1 - 1/M``.
+        Where the slicer's error ratio is below what the MLSD's sums resolve
+        (:data:`phy.engines.mlsd.RESOLVED`), :meth:`ser_dfe`: no gain is claimed there."""
+        from .mlsd import RESOLVED
+
+        if self.ser() < RESOLVED:
+            return self.ser_dfe()
         return float(min(self.mlsd().ser, 1.0 - 1.0 / self.levels.size))
 
     def ber(self, column: int | None = None) -> float:

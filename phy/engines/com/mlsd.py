@@ -28,14 +28,14 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from ..mlsd import MAX_EVENTS, error_events
+from ..mlsd import MAX_EVENTS, RESOLVED, error_events
 from ..pmf import discrete_sum_pmf, gauss_convolve
 
 __all__ = ["DER_FLOOR", "added_noise", "com_mlsd", "noise_acf"]
 
-#: The smallest ``DER_MLSD`` the voltage grid resolves: below it the PMF's tails are the
-#: FFT's rounding (about 1e-16 of its peak), and no MLSD gain is claimed.
-DER_FLOOR = 1e-13
+#: The smallest ``DER_MLSD`` the voltage grid resolves (:data:`phy.engines.mlsd.RESOLVED`):
+#: below it the PMFs' tails are the FFT's rounding, and no MLSD gain is claimed.
+DER_FLOOR = RESOLVED
 
 
 def _acf(x: np.ndarray, lags: int) -> np.ndarray:
@@ -150,12 +150,14 @@ def com_mlsd(com_dfe_db: float, a_s: float, a_ni: float, b: float, values, level
     g_an, pa = added_noise(pmf, split, ystep, var_g, var_rn, der0, target)
     r = acf + g_an * acf_rn  # 178A-56
     ev = error_events(pa, ystep, a_s, b, r / r[0], levels)
-    note = ""
-    if ev.der >= DER_FLOOR:
-        delta = 20 * np.log10(_quantile(pa, ystep, ev.der) / a_s)
-    else:  # the PMF's tails are FFT rounding there: no gain claimed
+    note, qa = "", _quantile(pa, ystep, min(ev.der, 1.0))
+    if ev.der < DER_FLOOR:  # the PMF's tails are FFT rounding there: no gain claimed
         delta, note = 0.0, (f"MLSD: DER_MLSD {ev.der:.2g} below the grid's resolution ({DER_FLOOR:g}); "
                             "COM_DFE kept")
+    elif qa <= 0:  # a closed eye: the union bound passes one half, no gain
+        delta, note = 0.0, f"MLSD: DER_MLSD {ev.der:.3g} (a closed eye); COM_DFE kept"
+    else:
+        delta = 20 * np.log10(qa / a_s)
     return {**out, "com_db": float(com_dfe_db + max(delta, 0.0)), "delta_db": float(delta), "der_mlsd": ev.der,
             "g_an": float(g_an), "event_rates": ev.rates.tolist(), "events": int(ev.rates.size),
             "rho": (r[:4] / r[0]).tolist(), "truncated": bool(ev.truncated), "note": note}
