@@ -159,6 +159,8 @@ def test_com_with_mlsd_on_a_cable_with_a_strong_first_post_cursor():
     assert on.com_db == pytest.approx(off.com_db + m["delta_db"], abs=1e-9)
     assert any("MLSD (178A.1.10)" in n for n in on.notes)
     assert not m["truncated"] and m["events"] < mlsd.MAX_EVENTS
+    # COM's receiver for the link: the MLSD when COM had it
+    assert on.serdes()[1].mlsd is True and off.serdes()[1].mlsd is False
 
 
 def _viterbi(y: np.ndarray, b: float) -> np.ndarray:
