@@ -27,7 +27,9 @@ search chose. The steps, with the equations of Annex 93A:
    detector: ISI, dual-Dirac jitter and crosstalk as exact discrete distributions, the
    Gaussian Tx noise (on the main cursor, 93A-30, or with an Rx FFE through the whole path
    and the FFE, 178A-17), random jitter and Rx noise; ``A_ni`` is its ``DER_0`` quantile
-   and ``COM = 20 log10(A_s / A_ni)``.
+   and ``COM = 20 log10(A_s / A_ni)``. With 802.3dj's MLSD reference receiver
+   (``params.mlsd``, 178A.1.10, :mod:`.mlsd`), that is COM_DFE and COM adds the 1-tap
+   MLSD's advantage over it.
 
 Deviations from Annex 93A are listed in :class:`MarginResult.notes`.
 """
@@ -62,7 +64,8 @@ class MarginResult:
     Attributes
     ----------
     com_db : float
-        ``20 log10(A_s / A_ni)``.
+        ``20 log10(A_s / A_ni)``; with ``params.mlsd``, that (COM_DFE) plus the MLSD's
+        advantage (178A-49, :attr:`mlsd`).
     a_s_v, a_ni_v : float
         Signal amplitude ``R_LM h0 / (L - 1)`` and the interference-and-noise amplitude at
         ``DER_0``.
