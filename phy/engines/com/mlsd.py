@@ -15,10 +15,10 @@ raised until ``COM_DFE`` falls by ``dCOM_an`` (3 dB: the draft's minimum COM).
    quantile of ``p_an`` at ``DER_MLSD`` against ``A_s``; never below ``COM_DFE`` (an MLSD
    can fall back to slicing).
 
-The gain is bounded by the event distance: the shortest event's ``|u_1|^2 = 1 + b^2`` is at
-most 2.3 dB above the slicer's for ``b <= 0.85`` with white noise (coloured noise and
-residual ISI move it either way), not by ``dCOM_an``, which only sets where it is
-evaluated. Sources as :mod:`phy.engines.mlsd` (PyChOpMarg 3.4.0's ``COM.calc_mlsd`` and
+The gain is bounded by the shortest error event's (for Gaussian noise DER_MLSD is at least
+its rate): ``20 log10(|u_1|^2 / sqrt(u_1' V u_1))``, ``10 log10(1 + b^2)`` (at most 2.3 dB for
+``b <= 0.85``) with white noise, more where the FFE leaves the noise negatively correlated
+from UI to UI; not by ``dCOM_an``, which only sets where it is evaluated. Sources as :mod:`phy.engines.mlsd` (PyChOpMarg 3.4.0's ``COM.calc_mlsd`` and
 ``solve_g_an``; its ``ieee_8023dj_d3p3.com_params`` sets ``mlsd`` for KR and CR, not for
 C2C and C2M, with ``dCOM_an`` 3 dB).
 """
