@@ -155,7 +155,8 @@ class MlsdEvents:
 
 
 def error_events(p: np.ndarray, ystep: float, a_s: float, b: float, rho, levels: int, *, rel_tol: float = 1e-4,
-                 max_events: int = MAX_EVENTS, interpolate: bool = False) -> MlsdEvents:
+                 max_events: int = MAX_EVENTS, interpolate: bool = False, stop_above: float = np.inf
+                 ) -> MlsdEvents:
     """The error events of a 1-tap MLSD (178A-50..55), summed until a term adds less than
     ``rel_tol`` of the sum or ``max_events`` events.
 
@@ -176,6 +177,9 @@ def error_events(p: np.ndarray, ystep: float, a_s: float, b: float, rho, levels:
     interpolate : bool
         Read each projection's distribution function linearly between grid points
         (:func:`cdf_at`); COM reads it as 178A does, at the next grid point.
+    stop_above : float
+        Stop once the sum passes this (COM: the slicer's error ratio, past which the MLSD
+        gains nothing whatever the rest adds; ``der`` is then a lower bound).
     """
     if not (np.isfinite(b) and 0.0 <= b < 1.0):
         raise ConfigError(f"the MLSD's target 1 + b D needs 0 <= b < 1, got b = {b}")
@@ -196,7 +200,7 @@ def error_events(p: np.ndarray, ystep: float, a_s: float, b: float, rho, levels:
         uvu = float(u @ r[lag] @ u)
         x = a_s * float(u @ u) ** 1.5 / np.sqrt(max(uvu, 1e-300))
         rates.append(((levels - 1) / levels) ** (j - 1) * cdf_at(pj, ystep, -x, interpolate))
-        if rates[-1] <= rel_tol * sum(rates):
+        if rates[-1] <= rel_tol * sum(rates) or sum(rates) > stop_above:
             truncated = False
             break
         prefix = _conv(prefix, scale_pmf(p, (-1.0) ** j * (1.0 - b)))  # u_(j+1)'s entry j

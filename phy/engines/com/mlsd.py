@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize, special
 
-from ..mlsd import MAX_EVENTS, RESOLVED, error_events
+from ..mlsd import MAX_EVENTS, RESOLVED, cdf_at, error_events
 from ..pmf import discrete_sum_pmf, gauss_convolve
 
 __all__ = ["DER_FLOOR", "added_noise", "com_mlsd", "noise_acf"]
@@ -137,7 +137,8 @@ def com_mlsd(com_dfe_db: float, a_s: float, a_ni: float, b: float, values, level
     -------
     dict
         ``com_db`` (COM with the MLSD, at least ``com_dfe_db``), ``com_dfe_db``,
-        ``delta_db`` (178A-49's term), ``der_mlsd``, ``g_an``, ``b``, ``event_rates`` (the
+        ``delta_db`` (178A-49's term; when negative, at most that: the sum stops once past
+        the slicer's error ratio), ``der_mlsd``, ``g_an``, ``b``, ``event_rates`` (the
         terms of 178A-50), ``events`` (how many summed), ``truncated``, ``note``.
     """
     out = {"com_dfe_db": float(com_dfe_db), "b": float(b), "dcom_an_db": float(dcom_an_db)}
@@ -158,7 +159,8 @@ def com_mlsd(com_dfe_db: float, a_s: float, a_ni: float, b: float, values, level
     ystep = float(y[1] - y[0])
     g_an, pa = added_noise(pmf, split, ystep, var_g, var_rn, der0, target)
     r = acf + g_an * acf_rn  # 178A-56
-    ev = error_events(pa, ystep, a_s, b, r / r[0], levels)
+    # past the slicer's own error ratio at A_s the MLSD gains nothing: the sum stops there
+    ev = error_events(pa, ystep, a_s, b, r / r[0], levels, stop_above=cdf_at(pa, ystep, -a_s))
     note, qa = "", _quantile(pa, ystep, min(ev.der, 1.0))
     if ev.der < DER_FLOOR:  # the PMF's tails are FFT rounding there: no gain claimed
         delta, note = 0.0, (f"MLSD: DER_MLSD {ev.der:.2g} below the grid's resolution ({DER_FLOOR:g}); "
