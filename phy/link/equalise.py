@@ -47,7 +47,8 @@ class Segment:
     tx, rx, noise, jitter
     eye : StatEye
     ser, der : float
-        Detector symbol error ratio; with DFE error propagation.
+        Detector symbol error ratio; with DFE error propagation (with ``rx.mlsd``, the
+        1-tap MLSD's symbol error ratio, :meth:`phy.StatEye.ser_mlsd`).
     equalisation : str
         How the equalisation was chosen: one of COM's candidates (:data:`COM_CHOICE` and
         its variants), or for a fixed one ``"preset"`` with the SerDes's own name if it has
@@ -182,7 +183,7 @@ def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float,
             cdr = phase if isinstance(phase, Cdr) else Cdr(phase=phase)
             eye = statistical_eye(pulse, baud_hz=baud, tx=tx, rx=rx, noise=noise, jitter=jitter, cdr=cdr,
                                   samples_per_ui=EYE_SAMPLES_PER_UI, columns="sampling")
-            der = float(eye.ser_dfe())
+            der = float(eye.ser_mlsd() if rx.mlsd else eye.ser_dfe())
             what = label if isinstance(phase, Cdr) else f"{label}, sampled at {_PHASE_WORDS[phase]}"
             tried.append((what, float(eye.ser()), der))
             if best is None or der < best[0] * 0.99:
@@ -192,9 +193,9 @@ def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float,
         notes.append(f"COM ({p.name}) {com_db:.2f} dB; equalisation: {label}")
     ref = None
     if rx.impairments is not None and not rx.impairments.ideal:  # the reference receiver on the same equalisation
-        ref = float(statistical_eye(pulse, baud_hz=baud, tx=tx, rx=replace(rx, impairments=None), noise=noise,
-                                    jitter=jitter, cdr=cdr, samples_per_ui=EYE_SAMPLES_PER_UI,
-                                    columns="sampling").ser_dfe())
+        ref_eye = statistical_eye(pulse, baud_hz=baud, tx=tx, rx=replace(rx, impairments=None), noise=noise,
+                                  jitter=jitter, cdr=cdr, samples_per_ui=EYE_SAMPLES_PER_UI, columns="sampling")
+        ref = float(ref_eye.ser_mlsd() if rx.mlsd else ref_eye.ser_dfe())
     return Segment(name, full, baud, tx, rx, noise, jitter, eye, float(eye.ser()), der, label, com_db,
                    float(full.delay_s), tuple(notes), cdr, tuple(tried), ref)
 

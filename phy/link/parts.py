@@ -272,14 +272,16 @@ class Serdes:
         ones; the ADC is ``rx_impairments``'s) and, for 802.3dj, the 15 fixed Rx FFE taps
         re-ranking the FOM's best settings
         (a roll-up needs a proposal in well under a second) and the channel's 100 ohm at the
-        die (R_0 = R_d = 50 ohm, not D3.3's 46.25). The standard's search is
+        die (R_0 = R_d = 50 ohm, not D3.3's 46.25), with the DFE's slicer rather than D3.3's
+        MLSD (a ``com`` with ``mlsd`` gives the link's receiver the MLSD too:
+        :meth:`phy.MarginResult.serdes`, ``Receiver(mlsd=True)``). The standard's search is
         ``phy.channel_margin(ch, ComParams.ieee_802_3dj_kr())``."""
         if self.com is not None:
             return self.com if np.isclose(self.com.baud_hz, baud_hz) else self.com.with_(baud_hz=baud_hz)
         if np.isclose(baud_hz, 53.125e9):
             return ComParams.ieee_802_3ck_kr().with_(package_cases=(), dfe_float_groups=0)
         p = ComParams.ieee_802_3dj_kr().with_(package_cases=(), rx_ffe_search="rerank", rx_ffe_float_groups=0,
-                                              adc_bits=0, r_0=50.0, r_d=50.0)
+                                              adc_bits=0, r_0=50.0, r_d=50.0, mlsd=False)
         return p if np.isclose(baud_hz, p.baud_hz) else p.with_(baud_hz=baud_hz)
 
     def impairments(self, baud_hz: float) -> tuple[Noise, Jitter]:
