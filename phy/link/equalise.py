@@ -261,8 +261,9 @@ def segments(spec: LinkSpec) -> tuple[Segment, ...]:
         host = _equalised_eye("host_to_module", oc.host, spec, packages=oc.packages)
         ch = channels.cascade(oc.path.channel(oc.host.f), oc.host)
         return (host, _linear_eye("optics_host", ch, oc, spec))
-    # linear optics: host -> optics -> host, the optical noise at the optical receiver
-    ch = channels.cascade(oc.host, oc.path.channel(oc.host.f), oc.host)
+    # linear optics: host -> (the driver's equaliser) -> optics -> host, the optical noise at the optical receiver
+    near = (oc.host, oc.driver_eq(oc.host.f)) if oc.module_eq_db > 0 else (oc.host,)
+    ch = channels.cascade(*near, oc.path.channel(oc.host.f), oc.host)
     return (_linear_eye("host_optics_host", ch, oc, spec),)
 
 
@@ -276,7 +277,12 @@ def _linear_eye(name: str, ch: channels.Channel, oc: OpticalClass, spec: LinkSpe
     f = oc.host.f
     h_host = np.abs(oc.host.sdd21)
     rel = b.equivalent_noise_rms_a / (b.levels_a[-1] - b.levels_a[0])
-    sigma_v = rel * 2 * swing * float(h_host[np.argmin(np.abs(f - 1e9))])  # at the optical receiver
+    k = int(np.argmin(np.abs(f - 1e9)))
+    if oc.kind == "lro":  # the module's DSP drives the laser: no host channel before the optics
+        h_near = 1.0
+    else:
+        h_near = h_host[k] * (float(np.abs(oc.driver_eq(f).sdd21[k])) if oc.module_eq_db > 0 else 1.0)
+    sigma_v = rel * 2 * swing * float(h_near)  # at the optical receiver, against the signal's settled levels there
     bn = b.noise_bandwidth_hz
     # the optical receiver's noise, flat over its noise bandwidth (a 4th-order roll-off past
     # it), crosses the far host channel: its density at the host's input follows |H_far|^2
