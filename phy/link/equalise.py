@@ -170,7 +170,9 @@ def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float,
         candidates = [(label, tx, replace(rx, impairments=s.rx_impairments), phases)
                       for label, tx, rx, phases in candidates]
     best, tried, pulse = None, [], None
+    base_noise = noise
     for label, tx, rx, phases in candidates:
+        noise = _settled(base_noise, tx)
         if tx.modulation != spec.modulation:
             raise ConfigError(f"the Serdes transmitter modulates {tx.modulation}, the link {spec.modulation}")
         if pulse is None:  # every candidate and phase reads the same pulse
@@ -186,8 +188,8 @@ def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float,
             what = label if isinstance(phase, Cdr) else f"{label}, sampled at {_PHASE_WORDS[phase]}"
             tried.append((what, float(eye.ser()), der))
             if best is None or der < best[0] * 0.99:
-                best = (der, what, eye, tx, rx, cdr)
-    der, label, eye, tx, rx, cdr = best
+                best = (der, what, eye, tx, rx, cdr, noise)
+    der, label, eye, tx, rx, cdr, noise = best
     if com_db is not None:
         notes.append(f"COM ({p.name}) {com_db:.2f} dB; equalisation: {label}")
     ref = None
@@ -197,6 +199,21 @@ def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float,
                                     columns="sampling").ser_dfe())
     return Segment(name, full, baud, tx, rx, noise, jitter, eye, float(eye.ser()), der, label, com_db,
                    float(full.delay_s), tuple(notes), cdr, tuple(tried), ref)
+
+
+def _settled(noise: Noise, tx: Transmitter) -> Noise:
+    """A shaped input noise (``input_psd``, only a linear optical path's) is referred to the
+    transmitter's settled levels: the linear module's driver sets the laser's OMA on the
+    levels long runs settle at (802.3 measures OMA_outer there), which the host's Tx FFE
+    scales by its DC gain ``sum(c)``; the optical noise, fixed against the OMA, scales with
+    it (its density by ``sum(c)^2``). Other noise is unchanged."""
+    if noise.input_psd is None:
+        return noise
+    g = float(np.sum(tx.ffe.coefficients))
+    if g == 1.0:
+        return noise
+    f, dens = noise.input_psd
+    return replace(noise, input_psd=(f, tuple((np.asarray(dens) * g * g).tolist())))
 
 
 #: Samples per UI of the pulse the segments' statistical eyes read (the engines' default).

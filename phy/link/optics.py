@@ -207,7 +207,7 @@ def _what_decides(oc: OpticalClass, r, lanes: int, rate: float, code, dec) -> st
 
 
 def class_table(lane_rates_bps=(106.25e9, 212.5e9), kinds=("dsp", "lpo", "lro", "cpo"), *, length_m: float = 100.0,
-                lanes: int = 4, inner: dict | None = None) -> list:
+                lanes: int = 4, inner: dict | None = None, part: str = "typical") -> list:
     """Which optical classes close, at each lane rate: one :func:`phy.evaluate_link` per
     class and rate over ``length_m`` of fibre, ``lanes`` lanes, KP4, and at 212.5 Gb/s the
     802.3dj inner code (``inner``: lane rate to (code, decoder), default
@@ -215,7 +215,10 @@ def class_table(lane_rates_bps=(106.25e9, 212.5e9), kinds=("dsp", "lpo", "lro", 
     against what the FEC takes, latency, energy per bit and its terms, the published module
     figure, the transmitter's TDECQ through the span (:func:`channels.tdecq.tdecq`), and for
     a class that does not close, by how much and which impairment
-    decides (:func:`_what_decides`: the optical noise, or ISI and loss)."""
+    decides (:func:`_what_decides`: the optical noise, or ISI and loss). ``part``: the
+    optical parts, ``"typical"`` or ``"corner"`` (:mod:`channels.optical_parts`); each row
+    names the largest optical noise term (``dominant_noise``) and the module driver's
+    equaliser (``module_eq_db``)."""
     from .report import evaluate_link
     from .spec import LinkSpec
 
@@ -227,13 +230,14 @@ def class_table(lane_rates_bps=(106.25e9, 212.5e9), kinds=("dsp", "lpo", "lro", 
         for kind in kinds:
             if kind not in makers:
                 raise ConfigError(f"kind must be one of {', '.join(makers)}, got {kind!r}")
-            oc = makers[kind](length_m=length_m, baud_hz=rate / 2)
+            oc = makers[kind](length_m=length_m, baud_hz=rate / 2, part=part)
             code, dec = inner.get(rate, (None, "chase"))
             r = evaluate_link(LinkSpec(optics=oc, lanes=lanes, lane_rate_bps=rate, inner_fec=code, inner_decoder=dec,
                                        name=f"{kind} {rate / 1e9:g}G"))
             from channels.tdecq import tdecq
 
             tq = tdecq(oc.path, rate / 2)
+            terms = oc.path.budget(4).terms_rms_a
             why = None if r.passes else (f"short by {r.required_margin_db - r.margin_db:.2f} dB of margin"
                                          if math.isfinite(r.margin_db) else "an eye closes")
             decides = None if r.passes else _what_decides(oc, r, lanes, rate, code, dec)
@@ -244,5 +248,8 @@ def class_table(lane_rates_bps=(106.25e9, 212.5e9), kinds=("dsp", "lpo", "lro", 
                          "energy_terms_pj_per_bit": {k: v * 1e12 for k, v in r.energy_breakdown_j_per_bit.items()},
                          "module_power_w": oc.module_power_w, "published": PUBLISHED_MODULES[kind],
                          "tdecq_db": tq.tdecq_db, "tdecq_ceq_db": tq.ceq_db,
-                         "short_by": why, "decides": decides, "reasons": list(r.reasons)})
+                         "short_by": why, "decides": decides, "reasons": list(r.reasons), "part": part,
+                         "length_m": length_m, "module_eq_db": oc.module_eq_db,
+                         "noise_terms_ua": {k: v * 1e6 for k, v in terms.items()},
+                         "dominant_noise": max(terms, key=terms.get)})
     return rows
