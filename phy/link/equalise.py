@@ -279,14 +279,18 @@ def segments(spec: LinkSpec) -> tuple[Segment, ...]:
         ch = channels.cascade(oc.path.channel(oc.host.f), oc.host)
         return (host, _linear_eye("optics_host", ch, oc, spec))
     # linear optics: host -> (the driver's equaliser) -> optics -> host, the optical noise at the optical receiver
-    near = (oc.host, oc.driver_eq(oc.host.f)) if oc.module_eq_db > 0 else (oc.host,)
+    near = (oc.host, oc.driver_eq(oc.host.f, spec.baud_hz)) if oc.module_eq_db > 0 else (oc.host,)
     ch = channels.cascade(*near, oc.path.channel(oc.host.f), oc.host)
     return (_linear_eye("host_optics_host", ch, oc, spec),)
 
 
 def _linear_eye(name: str, ch: channels.Channel, oc: OpticalClass, spec: LinkSpec) -> Segment:
     """A linear optical segment ending in the host's receiver: the optical receiver's noise
-    referred through the far host channel to the host's input."""
+    referred through the far host channel to the host's input. The noise is set against the
+    signal's settled outer levels at the optical receiver (what the OMA measures): the full
+    swing through the near host channel and the LPO driver's equaliser at 1 GHz (LRO: the
+    module DSP drives the laser directly), then scaled by each candidate Tx FFE's DC gain
+    (:func:`_settled`)."""
     M = modulation_order(spec.modulation)
     b = oc.path.budget(M)
     p = spec.serdes.com_params(spec.baud_hz)
@@ -298,7 +302,7 @@ def _linear_eye(name: str, ch: channels.Channel, oc: OpticalClass, spec: LinkSpe
     if oc.kind == "lro":  # the module's DSP drives the laser: no host channel before the optics
         h_near = 1.0
     else:
-        h_near = h_host[k] * (float(np.abs(oc.driver_eq(f).sdd21[k])) if oc.module_eq_db > 0 else 1.0)
+        h_near = h_host[k] * (float(np.abs(oc.driver_eq(f, spec.baud_hz).sdd21[k])) if oc.module_eq_db > 0 else 1.0)
     sigma_v = rel * 2 * swing * float(h_near)  # at the optical receiver, against the signal's settled levels there
     bn = b.noise_bandwidth_hz
     # the optical receiver's noise, flat over its noise bandwidth (a 4th-order roll-off past

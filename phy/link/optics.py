@@ -82,9 +82,9 @@ class OpticalClass:
         if not self.name:
             object.__setattr__(self, "name", self.kind)
 
-    def driver_eq(self, f_hz) -> channels.Channel:
-        """The linear module driver's equaliser as a unilateral two-port on ``f_hz``: the
-        802.3ck CTLE shape (``f_z = f_p1 = f_b / 2.5``, ``f_p2 = f_b``) with
+    def driver_eq(self, f_hz, baud_hz: float) -> channels.Channel:
+        """The linear module driver's equaliser as a unilateral two-port on ``f_hz`` (Hz): the
+        802.3ck CTLE shape at ``baud_hz`` (``f_z = f_p1 = f_b / 2.5``, ``f_p2 = f_b``) with
         ``module_eq_db`` of peaking, scaled to unit gain at DC (the driver's gain sets the
         OMA on the settled levels)."""
         import numpy as np
@@ -93,8 +93,7 @@ class OpticalClass:
         from ..serdes import Ctle
 
         f = np.asarray(f_hz, dtype=float)
-        baud = 2 * self.path.rx.bandwidth_hz  # the classes' receivers sit at half the baud
-        c = Ctle.ieee_802_3ck(baud, -float(self.module_eq_db))
+        c = Ctle.ieee_802_3ck(number(baud_hz, "baud_hz", positive=True), -float(self.module_eq_db))
         h = c.response(f) / 10 ** (c.g_dc_db / 20)
         s = np.zeros((f.size, 2, 2), dtype=complex)
         s[:, 1, 0] = h
