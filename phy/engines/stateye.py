@@ -63,6 +63,7 @@ from ._stateye_terms import (
     _jitter_slope,
     _receiver_terms,
     _span,
+    _with_main_cursor_jitter,
     _with_sinusoidal_jitter,
 )
 
@@ -395,10 +396,11 @@ def statistical_eye(
     offsets = np.arange(at.spu) - at.spu // 2
     keep = _kept_columns(at, offsets, jitter, columns, nb)
     slope, d_power = _jitter_slope(lk, tx, jitter)
-    main, isi_sets, dcd_sets, dd_sets = _discrete_terms(at, lk, tx, jitter, slope, offsets)
-    var_rx, var_tx, var_j = _gaussian_terms(at, lk, jitter, slope, d_power)
+    main, isi_sets, dcd_sets, dd_sets, main_at = _discrete_terms(at, lk, tx, jitter, slope, offsets)
+    var_rx, var_tx, var_j, var_j_main = _gaussian_terms(at, lk, jitter, slope, d_power)
     var_q, var_clip, var_clk = _receiver_terms(at, lk, tx)
-    sigma = float(np.sqrt(var_rx + var_tx + var_j + var_clip))
+    # the main cursor's own random jitter is in its term (_with_main_cursor_jitter), not here
+    sigma = float(np.sqrt(var_rx + var_tx + max(var_j - var_j_main, 0.0) + var_clip))
     sigmas = {"rx": float(np.sqrt(var_rx)), "tx": float(np.sqrt(var_tx)), "jitter": float(np.sqrt(var_j))}
     if not lk.impairments.ideal:
         sigmas.update(adc=float(np.sqrt(var_q + var_clip)), clock=float(np.sqrt(var_clk)))
@@ -426,6 +428,7 @@ def statistical_eye(
     else:
         comps = [(1.0, eye_cdf(0.0), main)]
     comps = _with_sinusoidal_jitter(comps, jitter, at.dt, keep.size)
+    comps = _with_main_cursor_jitter(comps, jitter, main_at, keep)
     cdf = sum(wgt * c_ for wgt, c_, _ in comps)
     main = sum(wgt * m_ for wgt, _, m_ in comps)
     return StatEye(offsets[keep] * at.dt, v, cdf, main, tx.levels, lk.thresholds_v, sigmas, 1.0 / lk.pulse.baud_hz,
