@@ -124,3 +124,15 @@ def test_the_isi_beyond_the_kept_cursors_is_a_gaussian_of_its_exact_variance(sha
     assert short.sigma_v["isi_tail"] ** 2 >= want * 0.999
     assert short.sigma_v["isi_tail"] ** 2 == pytest.approx(want + full.sigma_v["isi_tail"] ** 2, rel=0.02)
     assert short.ser() == pytest.approx(full.ser(), rel=0.15)
+
+
+def test_a_segment_whose_eye_jitter_dominates_says_so_in_its_notes():
+    from phy.link.equalise import JITTER_BOUND_NOTE
+
+    ch = m.cascade(m.connector(), m.twinax(1.0, 26), m.connector())
+    quiet = phy.Serdes(noise=phy.Noise(rx_noise_psd_v2_per_hz=1e-19),
+                       jitter=phy.Jitter(rj_rms_s=0.03 / 53.125e9, dd_s=0.05 / 53.125e9, model="symbol"))
+    seg = segments(phy.LinkSpec(channel=ch, lane_rate_bps=106.25e9, serdes=quiet))[0]
+    assert seg.eye.sigma_v["jitter"] > seg.eye.sigma_v["rx"]
+    assert JITTER_BOUND_NOTE in seg.notes
+    assert JITTER_BOUND_NOTE not in segments(phy.LinkSpec(channel=ch, lane_rate_bps=106.25e9))[0].notes
