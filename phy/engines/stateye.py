@@ -426,7 +426,10 @@ def statistical_eye(
     if not lk.impairments.ideal:
         sigmas.update(adc=float(np.sqrt(var_q + var_clip)), clock=float(np.sqrt(var_clk)))
     q_widths = np.abs(at.w) * lk.adc_step_v  # each tap's share of the quantisation, uniform
-    xt_sets = _crosstalk_terms(at, lk.pulse.aggressors, offsets, crosstalk)
+    xt_sets, var_xt_left = _crosstalk_terms(at, lk.pulse.aggressors, offsets, crosstalk, tx.levels)
+    if var_xt_left > 0:  # the aggressors' cursors beyond their windows: a Gaussian
+        sigma = float(np.hypot(sigma, np.sqrt(var_xt_left)))
+        sigmas["xt_tail"] = float(np.sqrt(var_xt_left))
     span = _span(isi_sets, dcd_sets, dd_sets, xt_sets, main, 10 * sigma + 0.5 * q_widths.sum() + 10 * np.sqrt(var_clk))
     span *= 1 + 16 / nb  # a few bins beyond the true support, whatever the eye
     if not (np.isfinite(span) and span > 0):  # the kernels index the grid by voltage over its step
