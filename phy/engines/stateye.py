@@ -42,12 +42,11 @@ Agreement with the simulator (the bound, ``benchmarks/bench_eye_vs_sim.py``): it
 the error ratio at the slicer with past decisions right, which ``phy.simulate(...,
 dfe_feedback="sent")`` measures (the rate the real DFE's bursts start at is lower where
 errors cluster: 5 to 15 % at 1e-2). With each shared through channel's segment, its
-noise scaled to SER 1e-2 or 1e-3, the 802.3ck channels agree within 4 % (most within 2 %,
-over 2e6 to 3e7 UI); the VITA 68.2 backplane at 25.78 Gb/s NRZ (a 15-tap Rx FFE, the
-noise density 2000 times COM's) reads 2 % low at 1e-2 and 6 % low at 1e-3, not explained.
-Where jitter rather than noise sets the error ratio, the Gaussian of the other symbols'
-random jitter understates its tail (half the simulator's SER at 1e-4 with a 0.06 UI dual
-Dirac sampled 0.2 UI off the peak and little noise).
+noise scaled to SER 1e-2 or 1e-3, the two agree within 4 % (most within 2 %, over 2e6 to
+3e7 UI). Where jitter rather than noise sets the error ratio, the Gaussian of the other
+symbols' random jitter understates its tail (half the simulator's SER at 1e-4 with a
+0.06 UI dual Dirac sampled 0.2 UI off the peak and little noise); a link segment says so
+in its notes.
 """
 
 from __future__ import annotations
