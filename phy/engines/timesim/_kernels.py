@@ -205,7 +205,7 @@ def run_chunk(
     S, T0, T1, spu, jpre, jpost, hpre, hpost, tb, tc, t_base, t_smin,
     agg_a, agg_b, agg_idx, agg_S, agg_T0, agg_T1, agg_jmin, agg_jmax,
     rxn, adc_step, adc_top, rxj, jit_on,
-    ffe, fpre, dfe, gap,
+    ffe, fpre, dfe, gap, genie,
     cdr_kind, kp, ki, h0, phase_lim, lock_bound,
     warmup, eye_on, P, vlo, vstep, eye, col_err, cross,
     wave_raw, wave_z, wave_meta,
@@ -224,7 +224,9 @@ def run_chunk(
     accumulate in ``eye``, ``col_err`` (errors per eye column), ``cross`` (zero crossings
     of the ADC input by time offset, ``CROSS_SUB`` bins per column), ``wave_*``, ``err_*``,
     ``burst_hist`` and the state vectors (the CDR phase's extremes, and the first counted
-    UI whose phase is beyond ``lock_bound`` fine samples); nothing is returned.
+    UI whose phase is beyond ``lock_bound`` fine samples); nothing is returned. With
+    ``genie`` the DFE feeds back the sent symbols instead of the decisions (no error
+    propagation: the error ratio at the slicer the statistical eye computes).
 
     One long function on purpose: the per-UI loop (FFE, DFE, slicer, counters, eye, CDR)
     carries its state in local variables from one UI to the next (loaded from the state
@@ -342,7 +344,7 @@ def run_chunk(
                 idx_d = 0
                 for t in range(M - 1):
                     idx_d += z > thresholds[t]
-                a_hat = levels[idx_d]
+                a_hat = levels[sym[hist + ii]] if genie else levels[idx_d]  # what the DFE feeds back
                 dec[i] = idx_d
                 for t in range(nd - 1, 0, -1):
                     ahist[t] = ahist[t - 1]
@@ -440,11 +442,12 @@ def run_chunk(
                 phase = min(max(ph, -phase_lim), phase_lim)
             prevyf = yf
             preva = a_hat
+            a_fb = levels[sym[loc]] if genie else a_hat  # what the DFE feeds back
             for t in range(nd - 1, 0, -1):
                 ahist[t] = ahist[t - 1]
             if nd > 0:
-                ahist[0] = a_hat
-            a_prev = a_hat
+                ahist[0] = a_fb
+            a_prev = a_fb
         # ---- the block's decisions counted against the sent symbols and the data (in order)
         for i in range(m):
             ii = s0 + i

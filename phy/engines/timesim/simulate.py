@@ -76,6 +76,7 @@ def simulate(
     span_ui: tuple[int, int] | None = None,
     tail: str = "auto",
     head_ui: tuple[int, int] | None = None,
+    dfe_feedback: str = "decisions",
     seed: int | None = None,
 ) -> SimulationResult:
     """Simulate ``n_ui`` unit intervals of a link.
@@ -132,6 +133,11 @@ def simulate(
         edge jitter, heads from (3, 9) to (8, 24) leave the same difference from the direct
         path: it comes from the far cursors, where the exact kernel's linear interpolation
         has kinks the tail's smooth derivative does not.)
+    dfe_feedback : {"decisions", "sent"}
+        What the DFE subtracts the post-cursors of: the slicer's decisions (a real
+        receiver: one error can cause more, in bursts), or the sent symbols (a genie: every
+        error is the slicer's own, the error ratio :meth:`phy.StatEye.ser` computes with
+        its past decisions right; for checking the two engines against each other).
     seed : int, optional
         Seed of every random stream (symbols, noises, jitters, crosstalk phases).
 
@@ -141,6 +147,8 @@ def simulate(
     """
     tx, rx, noise, jitter, cdr = _parts(tx, rx, noise, jitter, cdr)
     n_ui = integer(n_ui, "n_ui", 1)
+    if dfe_feedback not in ("decisions", "sent"):
+        raise ConfigError(f"dfe_feedback must be 'decisions' or 'sent', got {dfe_feedback!r}")
     chunk_ui = integer(chunk_ui, "chunk_ui", 64, 1 << 24)
     thr = (None if span_threshold is None else number(span_threshold, "span_threshold", positive=True, hi=0.1),
            number(span_energy, "span_energy", positive=True, hi=0.1))
@@ -151,11 +159,12 @@ def simulate(
     tab = build_tables(lk, jitter, cdr, thr, span_ui, r_agg)
     st = _State(lk, tx, rx, cdr, tab, eye, eye_bins, waveform_ui, max_errors_recorded)
     tp = _tail_plan(lk, rx, jitter, cdr, tab, tail, head_ui, eye or st.wave_raw.shape[0] > 0)
-    bound = _run(lk, tx, rx, cdr, jitter, tab, st, warmup, warmup + n_ui, chunk_ui, eye, rngs, tp)
+    bound = _run(lk, tx, rx, cdr, jitter, tab, st, warmup, warmup + n_ui, chunk_ui, eye, rngs, tp,
+                 dfe_feedback == "sent")
     config = {
         "baud_hz": lk.analog.baud_hz, "samples_per_ui": lk.analog.samples_per_ui, "n_ui": n_ui, "warmup_ui": warmup,
         "seed": seed, "tx": tx.to_dict(), "rx": rx.to_dict(), "noise": noise.to_dict(), "jitter": jitter.to_dict(),
-        "cdr": cdr.to_dict(), "span_ui": [-tab.jpre, tab.jpost], "burst_gap_ui": st.gap,
+        "cdr": cdr.to_dict(), "dfe_feedback": dfe_feedback, "span_ui": [-tab.jpre, tab.jpost], "burst_gap_ui": st.gap,
         "aggressors": tab.agg_S.shape[0], "span_dropped": tab.dropped,
         "tail": None if tp is None else {**tp.to_dict(), **bound},
     }
@@ -297,7 +306,7 @@ def eye_range_v(lk: PreparedLink, tx: Transmitter, rx: Receiver) -> float:
 
 
 def _run(lk, tx, rx, cdr, jitter, tab: Tables, st: _State, warmup: int, total: int, chunk_ui: int, eye: bool, rngs,
-         tp: TailPlan | None) -> dict:
+         tp: TailPlan | None, genie: bool = False) -> dict:
     """Every chunk through the kernel; the symbols, levels and noises come from their
     streams in a fixed order (transmitter, aggressors, receiver), so the same seed gives
     the same run whatever the chunk size (with a tail, to the FFT's rounding). Returns the
@@ -358,7 +367,7 @@ def _run(lk, tx, rx, cdr, jitter, tab: Tables, st: _State, warmup: int, total: i
             tab.S, tab.T0, tab.T1, spu, tab.jpre, tab.jpost, hpre, hpost, tb, tc, tab.jpost, tp.s_min if tp else 0,
             agg_a, agg_b, agg_idx, tab.agg_S, tab.agg_T0, tab.agg_T1, tab.agg_jmin, tab.agg_jmax,
             rx_noise.take(n), lk.adc_step_v, lk.adc_top_v, rxj, jit_on,
-            lk.rx_ffe, fpre, st.dfe_v, st.gap,
+            lk.rx_ffe, fpre, st.dfe_v, st.gap, bool(genie),
             cdr.code, cdr.kp_ui, cdr.ki_ui, lk.h0_v, tab.phase_lim, float(st.lock_bound),
             warmup, eye, spu, st.vlo, st.vstep, st.eye_hist, st.col_err, st.cross,
             st.wave_raw, st.wave_z, st.wave_meta,
