@@ -82,11 +82,16 @@ def size_bytes(x: float) -> str:
 
 
 def margin_words(margin_db: float, required_db: float, required_der: float, fec: str | None,
-                 target_ber: float) -> str:
-    """The link's margin and what it is against."""
-    what = f"{fec} FEC" if fec else "no FEC"
-    return (f"{margin_db:.2f} dB Q-factor margin over the detector error ratio {required_der:.3g} that meets "
-            f"the BER target {target_ber:.0e} with {what} (needs {required_db:.2f} dB)")
+                 target_ber: float, retry_der: float | None = None) -> str:
+    """The link's margin and what it is against: the detector error ratio the FEC corrects
+    to the target by itself (``retry_der``: with link-level retry, the error ratio the
+    replays would stretch to, said to be outside the margin)."""
+    what = f"{fec} corrects to the BER target {target_ber:.0e} by itself" if fec else \
+        f"meets the BER target {target_ber:.0e} without FEC"
+    retry = ("" if retry_der is None else
+             f"; retry absorbs what is left, up to {retry_der:.3g}, and is not counted")
+    return (f"{margin_db:.2f} dB Q-factor margin over the detector error ratio {required_der:.3g} that {what} "
+            f"(needs {required_db:.2f} dB{retry})")
 
 
 def com_words(com_db: float | None, seg_notes: list) -> str:

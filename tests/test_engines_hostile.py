@@ -30,12 +30,12 @@ def _lib():
 
 def _with_s21(values) -> channels.Channel:
     """A differential channel on the library's chip-to-module grid whose S21 is ``values``
-    (its own reflections kept), built in memory: no loader involved."""
+    (its own reflections kept, at its differential 100 ohm), built in memory: no loader involved."""
     base = _lib()
     s = base.network.s[:, :2, :2].copy()
     s[:, 1, 0] = values(base.f, s[:, 1, 0])
     freq = rf.Frequency.from_f(base.f, unit="hz")
-    return channels.Channel(differential=rf.Network(frequency=freq, s=s, z0=50), name="hostile")
+    return channels.Channel(differential=rf.Network(frequency=freq, s=s, z0=100), name="hostile")
 
 
 def _huge():
@@ -67,7 +67,7 @@ _CRASH = textwrap.dedent("""
     base = channels.library.get("chip_to_module")
     s = base.network.s[:, :2, :2].copy()
     s[base.f.size // 3, 1, 0] = 1e200
-    ch = channels.Channel(differential=rf.Network(frequency=rf.Frequency.from_f(base.f, unit="hz"), s=s, z0=50))
+    ch = channels.Channel(differential=rf.Network(frequency=rf.Frequency.from_f(base.f, unit="hz"), s=s, z0=100))
     try:
         phy.statistical_eye(ch, baud_hz=106.25e9, columns="sampling")
         print("eye: no error")

@@ -27,7 +27,7 @@ def test_no_fec_needs_its_margin_against_the_target():
     assert any(n.startswith("verdict: margin >= 3 dB") for n in r.notes)
     # asked for no margin, it passes as before
     loose = phy.evaluate_link(spec.with_(required_margin_db=0.0))
-    assert loose.passes and loose.margin_criterion == "margin >= 0 dB (given)"
+    assert loose.passes and loose.margin_criterion.startswith("margin >= 0 dB (given)")
     # with KP4 the same cable has margin to spare
     assert phy.evaluate_link(spec.with_(fec="KP4")).margin_db > 5.0
 

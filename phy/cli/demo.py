@@ -234,7 +234,7 @@ def demo_text(d: dict) -> list[str]:
     out.append(f"FEC          {lr['fec']}: pre-FEC BER {fm.prob(lr['pre_fec_ber'])}, post-FEC BER "
                f"{fm.prob(lr['post_fec_ber'])} (target {lr['target_ber']:.0e})")
     out.append("margin       " + fm.margin_words(lr["margin_db"], lr["required_margin_db"], lr["required_der"],
-                                                lr["fec"], lr["target_ber"]))
+                                                lr["fec"], lr["target_ber"], lr.get("retry_required_der")))
     out.append(f"link         {'PASS' if lr['passes'] else 'FAIL'}: {lr['usable_bandwidth_bps'] / 1e9:.1f} Gb/s per "
                f"direction usable; {fm.ns(lr['latency_s'])} one way ({fm.terms_ns(lr['latency_breakdown_s'])})")
     out.append("energy       " + fm.energy_words(lr["energy_j_per_bit"], lr["power_w"], lr["notes"]))

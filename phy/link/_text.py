@@ -25,7 +25,7 @@ def report_text(d: dict, preset_words: str | None = None) -> str:
         f"  errors       pre-FEC BER {fm.prob(d['pre_fec_ber'])}, post-FEC BER {fm.prob(d['post_fec_ber'])} "
         f"(target {d['target_ber']:.0e})",
         "  margin       " + fm.margin_words(d["margin_db"], d["required_margin_db"], d["required_der"], d["fec"],
-                                            d["target_ber"]),
+                                            d["target_ber"], d.get("retry_required_der")),
     ]
     one = len(d["segments"]) == 1
     for s in d["segments"]:

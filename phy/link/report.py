@@ -108,7 +108,14 @@ class LinkReport:
         Delivered bit error ratio (after retry when there is one).
     codeword_error_ratio, frame_loss_ratio, flit_retry_ratio : float or None
     required_der : float
-        Detector error ratio that would just meet the target.
+        Detector error ratio at which the FEC alone (no replay) just meets the target: the
+        error ratio the code itself corrects, the margin's reference with or without a
+        link layer, so that retry never relaxes the pass rule.
+    retry_required_der : float or None
+        With a :class:`Retry`: the detector error ratio at which the link with its replays
+        still meets the target and keeps at least half its bandwidth. Retry absorbs the
+        codewords the FEC leaves uncorrected; this figure is reported, never the margin's
+        reference.
     margin_db : float
         Q-factor margin against ``required_der``.
     required_margin_db : float
@@ -174,6 +181,7 @@ class LinkReport:
     margin_criterion: str = ""
     frame_bytes: int = 64
     fibre_connectors: int | None = None
+    retry_required_der: float | None = None
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -251,14 +259,22 @@ def _report(spec: LinkSpec, eyes: tuple[Segment, ...]) -> LinkReport:
             notes.append(f"the receive buffer of {spec.retry.credit_buffer_bytes} B is below the "
                          f"{ll.credit_bytes_needed:.0f} B the credit loop needs: credits cap the link at "
                          f"{ll.credit_efficiency:.3f} of its payload rate")
-    required = _required_der(spec, eyes, base, payload)
+    # The margin's reference is what the FEC itself corrects: a link layer's replays absorb
+    # what remains and never relax the rule (its own limit is reported beside it).
+    required = _required_der(spec if spec.retry is None else spec.with_(retry=None), eyes)
+    retry_required = None if spec.retry is None else _required_der(spec, eyes, base, payload)
     margin = 20 * math.log10(_q_of(der, M) / _q_of(required, M)) if der < 0.5 else -float("inf")
     penalty = None
     if any(e.reference_der is not None for e in eyes) and der < 0.5:
         ref = float(min(0.5, sum(e.der if e.reference_der is None else e.reference_der for e in eyes)))
         penalty = max(0.0, 20 * math.log10(_q_of(ref, M) / _q_of(der, M)))
     need, criterion = spec.margin_requirement(penalty)
-    reasons = _reasons(spec, eyes, der, post, required, retry_eff)
+    criterion += (f", over the detector error ratio {required:.3g} that "
+                  f"{spec.fec.name + ' corrects' if spec.fec is not None else 'a link without FEC delivers'} to the "
+                  f"target BER {spec.target_ber:.0e} by itself"
+                  + ("; link-level retry absorbs what the FEC leaves and is not counted in the margin"
+                     if spec.retry is not None else ""))
+    reasons = _reasons(spec, eyes, der, post, required if retry_required is None else retry_required, retry_eff)
     if not reasons and margin < need:
         reasons.append(f"margin {margin:.2f} dB is below the {need:g} dB required ({criterion})")
     notes.append(f"verdict: {criterion}")
@@ -285,6 +301,7 @@ def _report(spec: LinkSpec, eyes: tuple[Segment, ...]) -> LinkReport:
         notes=notes, latency_layers_s=latency_layers(spec, lat), latency_quantiles_s=quant,
         link_layer=None if ll is None else asdict(ll), required_margin_db=float(need), margin_criterion=criterion,
         frame_bytes=int(spec.framing.frame_bytes), fibre_connectors=_fibre_connectors(spec),
+        retry_required_der=None if retry_required is None else float(retry_required),
     )
 
 
@@ -323,7 +340,8 @@ def _reasons(spec: LinkSpec, eyes, der: float, post: float, required: float, ret
     if post > spec.target_ber:
         reasons.append(f"delivered BER {post:.3g} is above the target {spec.target_ber:.3g}"
                        f" (the detector error ratio {der:.3g} exceeds the {required:.3g} this "
-                       f"{'FEC' if spec.fec is not None else 'link without FEC'} can take)")
+                       f"{'FEC' if spec.fec is not None else 'link without FEC'}"
+                       f"{' with its replays' if spec.retry is not None else ''} can take)")
     if spec.retry is not None and retry_eff < MIN_RETRY_EFFICIENCY:
         reasons.append(f"replays and credit stalls waste more than half the bandwidth (efficiency {retry_eff:.3f})")
     return reasons

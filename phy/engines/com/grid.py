@@ -30,6 +30,22 @@ def check_pulses(ch: channels.Channel, spectra, g: Grid, amps) -> None:
                               f"values (beyond {MAX_PULSE_PEAK:g} V per V): the channel data are not physical")
 
 
+def check_differential(ch: channels.Channel, p: ComParams) -> None:
+    """Refuse a two-port channel not referenced to the differential ``2 R_0``: COM's
+    packages and terminations are differential at ``2 R_0`` (93A.1.2), and a two-port
+    referenced to ``R_0`` (a 50 ohm ``.s2p``) is a single-ended line, not a differential
+    channel. A four-port's differential mode is at ``2 R_0`` by construction."""
+    if ch.nports == 4:
+        return
+    zin, zout = ch.reference_impedance_ohm
+    want = 2 * p.r_0
+    if not (np.isclose(zin, want, rtol=0.01) and np.isclose(zout, want, rtol=0.01)):
+        raise ConfigError(
+            f"{ch.name}: a two-port referenced to {zin:g}/{zout:g} ohm is not a differential channel at "
+            f"2 R_0 = {want:g} ohm: a {zin:g} ohm .s2p is a single-ended line; COM needs the differential "
+            f"channel (a .s4p, or a two-port of the differential mode referenced to {want:g} ohm)")
+
+
 #: The fewest samples per UI COM is computed with (:func:`channel_margin`): COM places its
 #: cursor on the fine grid (the Mueller-Muller point, 93A-25/26) and reads the jitter's
 #: slope from neighbouring samples (178A-23); on a coarser grid both move by a sizeable part
@@ -44,7 +60,7 @@ class Grid:
     three delays plus 200 UI by default), the spectrum of a one-UI rectangle through the Tx
     edge and the Rx Butterworth (93A-19/20/46), and the room left before the response."""
 
-    def __init__(self, ch: channels.Channel, p: ComParams, n_ui, samples_per_ui):
+    def __init__(self, ch: channels.Channel, p: ComParams, n_ui, samples_per_ui, require_nyquist=True):
         self.fb = number(p.baud_hz, "baud_hz", positive=True)
         spu = p.samples_per_ui if samples_per_ui is None else samples_per_ui
         self.M = M = integer(spu, "samples_per_ui", 1, MAX_SAMPLES_PER_UI)
@@ -52,9 +68,10 @@ class Grid:
             raise ConfigError(f"samples_per_ui {M} is too coarse for COM: it places the cursor and the jitter's "
                               f"slope on the sample grid, and below {MIN_SAMPLES_PER_UI} per UI COM moves by tenths "
                               "of a dB (at 1 per UI by several dB); give 16 to 256 (default 32)")
+        check_differential(ch, p)
         # the file's own grid must be able to give a pulse at this baud (points, span, step:
-        # channels.grid's rules; COM extends the data past their end by the loss trend)
-        channels.grid.check_pulse_grid(ch.f, self.fb, ch.delay_s, ch.name, require_nyquist=False)
+        # channels.grid's rules; past the data's end COM extends them by the loss trend)
+        channels.grid.check_pulse_grid(ch.f, self.fb, ch.delay_s, ch.name, require_nyquist=require_nyquist)
         if n_ui is None:
             n_ui = max(512, 1 << int(np.ceil(np.log2(3 * ch.delay_s * self.fb + 200))))
         else:

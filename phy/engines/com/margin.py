@@ -164,7 +164,7 @@ def _terminated_transfer(ch: channels.Channel, f: np.ndarray, p: ComParams, kind
 
 
 def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_ui: int | None = None,
-                   samples_per_ui: int | None = None) -> MarginResult:
+                   samples_per_ui: int | None = None, require_nyquist: bool = True) -> MarginResult:
     """COM of a channel (with its aggressors) for a parameter set: with package test cases
     (``params.package_cases``), the lowest over them, with the case that set it named in
     :attr:`MarginResult.package_case` and every case's COM in ``case_com_db``.
@@ -186,13 +186,22 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
         and with 802.3dj KR on ``chip_to_module``: 16 and more within 0.13 dB (32 within
         0.04 dB), 12 within 0.18 dB, 8 within 0.25 dB, 2 to 6 up to 0.64 dB off, 1 from
         1.3 to 12 dB low (backplane -3.0 against 3.07 dB, cable -1.6 against 6.34 dB).
+    require_nyquist : bool
+        The channel's data must reach the Nyquist frequency, as the statistical eye and
+        :func:`phy.evaluate_link` require (default). False: data from a quarter of it up are
+        extended by the loss trend (:func:`channels.grid.check_pulse_grid`), a guess.
 
     Raises
     ------
     ConfigError
         A bad parameter; a grid coarser than :data:`phy.engines.com.grid.MIN_SAMPLES_PER_UI`; a channel whose
         ``|Sdd21|`` is not finite or beyond 40 dB of gain, or whose pulse is zero (an open
-        channel: it transmits nothing).
+        channel: it transmits nothing); a two-port channel not referenced to the
+        differential ``2 R_0`` (a 50 ohm ``.s2p`` is a single-ended line, not a
+        differential channel).
+    channels.ChannelError
+        Data that end below the Nyquist frequency (with ``require_nyquist``), too few
+        points, or a frequency step too coarse for the channel's delay.
     """
     t_start = time.perf_counter()
     p = params or ComParams.ieee_802_3ck_kr()
@@ -205,7 +214,7 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
         cases = p.cases()
     except TypeError as e:
         raise ConfigError(str(e)) from None
-    results = [(name, _margin_one(ch, pc, n_ui, samples_per_ui)) for name, pc in cases]
+    results = [(name, _margin_one(ch, pc, n_ui, samples_per_ui, require_nyquist)) for name, pc in cases]
     name, worst = min(results, key=lambda r: r[1].com_db)
     notes = list(worst.notes)
     if len(results) > 1:
@@ -216,11 +225,11 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
                    seconds=time.perf_counter() - t_start, params=p.to_dict())
 
 
-def _margin_one(ch: channels.Channel, p: ComParams, n_ui, samples_per_ui) -> MarginResult:
+def _margin_one(ch: channels.Channel, p: ComParams, n_ui, samples_per_ui, require_nyquist=True) -> MarginResult:
     """COM for one package: the chain, the equaliser search and the margin at its best
     (``params`` left empty: :func:`channel_margin` sets it once for the whole set)."""
     t_start = time.perf_counter()
-    g = Grid(ch, p, n_ui, samples_per_ui)
+    g = Grid(ch, p, n_ui, samples_per_ui, require_nyquist)
     for c in (ch, *ch.aggressors):
         check_gain(c)
     chans = [(ch, "through", p.a_v)] + [(a, a.kind, p.a_ne if a.kind == "next" else p.a_fe) for a in ch.aggressors]
