@@ -5,7 +5,8 @@ For 26, 28 and 30 AWG foam twinax (:func:`channels.media.twinax`) in a cable ass
 its plugs (:func:`channels.assembly.cable_channel` with ``host=None``: connector, paddle card
 and the via the wires land on at each end) and its neighbours' crosstalk (2 NEXT and 3 FEXT
 lanes, :func:`channels.crosstalk.cable_aggressors`), at 106.25 and 212.5 Gb/s PAM4, the
-length is bisected (``--res`` 0.1 m) for the longest that passes: the link roll-up
+length is searched (``--res`` 0.1 m: steps of 0.4 m from a start scaled by the gauge's loss,
+then bisection) for the longest that passes: the link roll-up
 (:func:`phy.search_link`) chooses the FEC among none, LL272, KR4 and KP4 (no link-level
 retry: the margin is judged against the error ratio the FEC itself corrects), and the
 3 dB margin rule of :meth:`phy.LinkSpec.margin_requirement` decides. The hosts are 802.3dj
@@ -62,6 +63,21 @@ PUBLIC = (
 )
 
 
+#: Where the search starts for 26 AWG (m), scaled for other gauges by their loss per metre
+#: at Nyquist (:func:`loss_per_m`): it sets only the number of evaluations, not the reach.
+GUESS_M = {106.25: 3.0, 212.5: 1.0}
+LOSS_26 = {}
+
+
+def loss_per_m(awg: float, rate: float) -> float:
+    """Twinax loss per metre at the lane's Nyquist frequency (dB/m)."""
+    from channels import media
+
+    il = float(media.twinax(1.0, awg).insertion_loss_db(rate / 4))
+    LOSS_26.setdefault(round(rate / 1e9, 2), float(media.twinax(1.0, 26).insertion_loss_db(rate / 4)))
+    return il
+
+
 def evaluate(length_m: float, awg: float, rate: float, serdes, kr: bool, xt: bool = True):
     """The roll-up's choice on one assembly: (passes, the best report, or the closest to
     passing when none does)."""
@@ -74,28 +90,51 @@ def evaluate(length_m: float, awg: float, rate: float, serdes, kr: bool, xt: boo
     return best is not None, top
 
 
-def bisect(awg: float, rate: float, serdes, kr: bool, xt: bool, lo: float, hi: float, res: float, log):
-    """Longest length (on the ``res`` grid) that passes, with its report, and the first that
-    fails; pass/fail is taken as monotone in length."""
-    k_lo, k_hi = round(lo / res), round(hi / res)
-    ok, rep = evaluate(k_lo * res, awg, rate, serdes, kr, xt)
-    log(k_lo * res, ok, rep)
-    if not ok:
-        return None, rep, k_lo * res
-    ok_hi, rep_hi = evaluate(k_hi * res, awg, rate, serdes, kr, xt)
-    log(k_hi * res, ok_hi, rep_hi)
-    if ok_hi:
-        return k_hi * res, rep_hi, None
-    best = rep
-    while k_hi - k_lo > 1:
-        k = (k_lo + k_hi) // 2
+def reach(awg: float, rate: float, serdes, kr: bool, xt: bool, guess: float, lo: float, hi: float, res: float,
+          log, step: float = 0.4):
+    """Longest length (on the ``res`` grid, within ``lo`` .. ``hi``) that passes, with its
+    report, and the shortest that fails: from ``guess``, steps of ``step`` up or down until
+    the verdict changes, then bisection (pass/fail taken as monotone in length). ``guess``
+    only sets where the search starts."""
+    def at(k):
         ok, r = evaluate(k * res, awg, rate, serdes, kr, xt)
         log(k * res, ok, r)
+        return ok, r
+
+    k_lo_lim, k_hi_lim = round(lo / res), round(hi / res)
+    k = min(max(round(guess / res), k_lo_lim), k_hi_lim)
+    dk = max(1, round(step / res))
+    ok, r = at(k)
+    if ok:
+        k_pass, best, k_fail = k, r, None
+        while k_fail is None:
+            if k_pass == k_hi_lim:
+                return round(k_pass * res, 6), best, None
+            k = min(k_pass + dk, k_hi_lim)
+            ok, r = at(k)
+            if ok:
+                k_pass, best = k, r
+            else:
+                k_fail = k
+    else:
+        k_fail, k_pass, best, worst = k, None, None, r
+        while k_pass is None:
+            if k_fail == k_lo_lim:
+                return None, worst, round(k_fail * res, 6)
+            k = max(k_fail - dk, k_lo_lim)
+            ok, r = at(k)
+            if ok:
+                k_pass, best = k, r
+            else:
+                k_fail, worst = k, r
+    while k_fail - k_pass > 1:
+        k = (k_pass + k_fail) // 2
+        ok, r = at(k)
         if ok:
-            k_lo, best = k, r
+            k_pass, best = k, r
         else:
-            k_hi = k
-    return round(k_lo * res, 6), best, round(k_hi * res, 6)
+            k_fail = k
+    return round(k_pass * res, 6), best, round(k_fail * res, 6)
 
 
 def dominant(ch, params) -> str:
@@ -135,6 +174,7 @@ def main(argv=None) -> int:
     ap.add_argument("--hi", type=float, default=5.0)
     ap.add_argument("--res", type=float, default=0.1)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--no-cost", action="store_true", help="skip the proposal's CPU time")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
     awgs = [float(x) for x in a.awg.split(",")]
@@ -146,21 +186,24 @@ def main(argv=None) -> int:
     t0 = time.time()
     rows = []
     for rate in rates:
-        cost = proposal_cost(rate)
-        print(f"proposal CPU time at {rate / 1e9:g} Gb/s on 1 m of 26 AWG: "
-              + ", ".join(f"{k} {v:.2f} s" for k, v in cost.items())
-              + f" (ratio CR/KR {cost['CR host HN'] / cost['KR package + 125 mm board']:.2f})", flush=True)
+        if not a.no_cost:
+            cost = proposal_cost(rate)
+            print(f"proposal CPU time at {rate / 1e9:g} Gb/s on 1 m of 26 AWG: "
+                  + ", ".join(f"{k} {v:.2f} s" for k, v in cost.items())
+                  + f" (ratio CR/KR {cost['CR host HN'] / cost['KR package + 125 mm board']:.2f})", flush=True)
         for awg, (host, sd, kr), xt in itertools.product(awgs, setups, xts):
             def log(L, ok, r, awg=awg, host=host, xt=xt):
                 if not a.quiet:
                     print(f"  {awg:g} AWG {rate / 1e9:g} Gb/s {host} xt {'on' if xt else 'off'}: {L:.2f} m "
                           f"{'pass' if ok else 'fail'} "
                           f"(fec {r.fec}, margin {r.margin_db:.2f} dB, COM {r.segments[0].com_db:.2f} dB)", flush=True)
-            reach, rep, first_fail = bisect(awg, rate, sd, kr, xt, a.lo, a.hi, a.res, log)
-            at = reach or a.lo
+            per_m = loss_per_m(awg, rate)
+            guess = GUESS_M[round(rate / 1e9, 2)] * LOSS_26[round(rate / 1e9, 2)] / per_m
+            found, rep, first_fail = reach(awg, rate, sd, kr, xt, guess, a.lo, a.hi, a.res, log)
+            at = found or a.lo
             ca = assembly.cable_channel(at, awg, host="pcb" if kr else None, crosstalk=xt)
-            rows.append({"awg": awg, "rate_gbps": rate / 1e9, "host": host, "crosstalk": xt, "reach_m": reach,
-                         "first_fail_m": first_fail, "fec": rep.fec if reach else None,
+            rows.append({"awg": awg, "rate_gbps": rate / 1e9, "host": host, "crosstalk": xt, "reach_m": found,
+                         "first_fail_m": first_fail, "fec": rep.fec if found else None,
                          "margin_db": rep.margin_db, "com_db": rep.segments[0].com_db,
                          "ca_il_db_nyquist": float(assembly.cable_channel(at, awg, host=None).insertion_loss_db(rate / 4)),
                          "pre_fec_ber": rep.pre_fec_ber, "dominant": dominant(ca, sd.com_params(rate / 2))})
@@ -169,16 +212,16 @@ def main(argv=None) -> int:
           "| margin at reach (dB) | COM at reach (dB) | assembly IL at Nyquist (dB) | COM's largest noise terms (dB below A_s) |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        reach = f"{r['reach_m']:.1f}" if r["reach_m"] is not None else f"< {a.lo:g}"
+        got = f"{r['reach_m']:.1f}" if r["reach_m"] is not None else f"< {a.lo:g}"
         ff = f"{r['first_fail_m']:.1f}" if r["first_fail_m"] is not None else f"> {a.hi:g}"
         print(f"| {r['awg']:g} | {r['rate_gbps']:g} | {r['host']} | {'on' if r['crosstalk'] else 'off'} "
-              f"| {reach} | {ff} | {r['fec'] or '-'} "
+              f"| {got} | {ff} | {r['fec'] or '-'} "
               f"| {r['margin_db']:.2f} | {r['com_db']:.2f} | {r['ca_il_db_nyquist']:.1f} | {r['dominant']} |")
     print()
     print("| public figure | lane rate (Gb/s) | reach | source |")
     print("|---|---|---|---|")
-    for name, rate, reach, src in PUBLIC:
-        print(f"| {name} | {rate} | {reach} | {src} |")
+    for name, rate_txt, claim, src in PUBLIC:
+        print(f"| {name} | {rate_txt} | {claim} | {src} |")
     print(f"\n{time.time() - t0:.0f} s")
     if a.json:
         Path(a.json).write_text(json.dumps({"rows": rows, "public": PUBLIC}, indent=1))
