@@ -20,7 +20,7 @@ assembly's loss at Nyquist, and which term of COM's noise dominates, then the pu
 figures beside it. Nothing here is fitted to those figures: the parts are the sourced ones
 of ``channels.media`` and ``ComParams``.
 
-    python benchmarks/bench_reach.py                  # about 15 minutes on a shared core
+    python benchmarks/bench_reach.py                  # 24 searches of about 5 links each: about 20 minutes of CPU
     python benchmarks/bench_reach.py --awg 26 --hosts HN --json reach.json
 """
 
@@ -54,8 +54,8 @@ PUBLIC = (
      "(mellitz_3ck_04_1119) in ../shared/channels"),
     ("NVIDIA LinkX NDR passive DAC (100G-PAM4/lane)", "106.25", "up to 3 m: 30 AWG for 1-1.5 m, 26 AWG for 2-3 m",
      "NVIDIA MCP7Y10-Nxxx product specification (docs.nvidia.com/networking)"),
-    ("802.3dj 200GBASE-CR1 (200G/lane)", "212.5", "1 m objective (longer with cabled hosts, host class HL)",
-     "IEEE P802.3dj objectives; host classes HL/HN/HH of P802.3dj/D3.3 Table 179-23"),
+    ("802.3dj 200GBASE-CR1 (200G/lane)", "212.5", "at least 1 m objective, host classes HL/HN/HH",
+     "IEEE P802.3dj objectives; host classes of P802.3dj/D3.3 Table 179-23 (more with cabled hosts: the issue)"),
     ("NVL72 NVLink spine (200G/lane)", "212.5", "passive copper tray to switch, about 0.2-1.25 m in this model's "
                                               "rack", "NVIDIA GB200 NVL72 (5,184 copper pairs, REFERENCES.md); "
                                                       "lengths from phy.topology.nvl72"),
