@@ -123,7 +123,7 @@ def main() -> int:
         except OSError:
             pass
     out: dict = {}
-    kr = ComParams.ieee_802_3dj_kr("A")
+    kr = ComParams.ieee_802_3dj_kr("A").with_(mlsd=False)  # as the peer's dj-d3p3-kr preset: no MLSD (bench_mlsd.py)
     channel_margin(load("C2C_PCB_SYSVIA_12dB"), kr.with_(**REDUCED))  # compile / load the Numba cache
     if "A" in args.parts:
         print("A. PyChOpMarg-vs-MATLAB sheet (one setting, Rx FFE 5+1+10 by MMSE, 1 DFE tap)")

@@ -30,7 +30,14 @@ gives what the electrical stages need from it:
 
   - thermal: ``i_n^2 B_n`` (the TIA's input-referred current density ``i_n``);
   - shot: ``2 q R P_k B_n``;
-  - laser RIN, referred to the OMA as 802.3's ``RIN_xOMA``: ``10^(RIN/10) (R OMA)^2 B_n``;
+  - laser RIN, referred to the OMA as 802.3's ``RIN_xOMA``: ``10^(RIN/10) (R OMA / 2)^2 B_n``.
+    802.3 (52.9.6, the RIN_xOMA method its PAM4 clauses 121/124/140 refer to) defines
+    ``RIN_xOMA = 10 log10(P_N / (BW P_OMA))``: ``P_N`` the electrical noise power with the
+    modulation off, ``P_OMA`` the electrical power of the square-wave-modulated signal,
+    whose rms is half its peak-to-peak ``R OMA``; so the noise variance per hertz is
+    ``10^(RIN/10) (R OMA)^2 / 4`` (Keysight's FlexDCA documents its IEEE RIN as about
+    6 dB above its legacy OMA-squared normalisation: the same factor 4). Level-independent:
+    the noise is measured with the laser at its average power;
   - multipath interference: each pair of reflectors ``i < j`` (reflectances ``r_i``,
     ``r_j``, one-way power transmission ``T_ij`` between them) sends a doubly reflected
     copy of relative power ``eps_ij = r_i r_j T_ij^2`` to the receiver; it beats with the
@@ -471,7 +478,7 @@ class OpticalPath:
         var_shot = 2 * Q_E * i * bn
         from .feedback import laser_rin_db_per_hz
 
-        var_rin = _db_to_lin(laser_rin_db_per_hz(self)) * (R * oma) ** 2 * bn
+        var_rin = _db_to_lin(laser_rin_db_per_hz(self)) * (R * oma / 2) ** 2 * bn  # P_OMA: a square wave's power
         var_mpi = 2 * eps * i * float(np.mean(i))
         var = var_th + var_shot + var_rin + var_mpi
         sig = np.sqrt(var)

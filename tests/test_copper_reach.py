@@ -71,6 +71,7 @@ def test_the_cr_receiver_holds_the_host_class_and_its_floating_taps():
         p = phy.Serdes.cr(h).com_params(106.25e9)
         assert p.lines == (cr_host_line(h),) * 4 and not p.package_cases
         assert p.rx_ffe_float_groups == 2 and p.rx_ffe_float_taps == 4 and p.rx_ffe_span_ui == 87
+        assert p.mlsd and len(p.dfe_max) == 1  # 178A.1.10: the 1-tap MLSD behind one DFE tap
     hn = cr_host_line("HN")
     assert hn.lengths_m[0] == pytest.approx(15e-3) and hn.host_m == pytest.approx(83e-3)
     assert cr_host_line("HL").host_m == pytest.approx(22e-3) and cr_host_line("HL").lengths_m[0] == pytest.approx(8e-3)
@@ -79,7 +80,7 @@ def test_the_cr_receiver_holds_the_host_class_and_its_floating_taps():
     assert ck.lines[0].lengths_m[0] == pytest.approx(12e-3)
     # the KR proposal keeps its package and no floating taps
     kr = phy.Serdes().com_params(106.25e9)
-    assert kr.rx_ffe_float_groups == 0 and kr.lines is None
+    assert kr.rx_ffe_float_groups == 0 and kr.lines is None and not kr.mlsd
     with pytest.raises(phy.ConfigError, match="host_class"):
         phy.Serdes(host_class="HX")
     with pytest.raises(phy.ConfigError, match="packages"):
@@ -140,6 +141,6 @@ def test_reach_at_212g_with_a_cabled_cr_host():
 
     one = run(1.0)
     assert one.passes and one.margin_db >= one.required_margin_db == 3.0
-    assert any("host class HL" in n and "22 mm of host PCB" in n and "MLSD" in n for n in one.notes)
+    assert any("host class HL" in n and "22 mm of host PCB" in n and "with MLSD" in n for n in one.notes)
     four = run(4.0)
     assert not four.passes and four.margin_db < one.margin_db - 5

@@ -38,6 +38,7 @@ def com_report(r: MarginResult) -> dict:
         "ctle_db": [r.g_dc_db, r.g_dc2_db], "dfe": r.dfe, "dfe_floating": r.dfe_floating,
         "rx_ffe_taps_in_use": sum(1 for w in r.rx_ffe if w != 0.0), "settings_searched": r.settings_searched,
         "seconds": r.seconds, "preset": r.params["name"], "notes": list(r.notes),
+        "mlsd": dict(r.mlsd),  # 802.3dj's MLSD receiver (178A.1.10): COM_DFE and its gain; empty without
     }
 
 

@@ -6,7 +6,8 @@ on the channel and its own reference chain) and none on another:
 * :mod:`phy.engines.com`: the Channel Operating Margin (:func:`channel_margin`).
 
 The distributions on a voltage grid the statistical eye and COM share are in
-:mod:`phy.engines.pmf`.
+:mod:`phy.engines.pmf`; the error events of 802.3dj's 1-tap MLSD, which both read, in
+:mod:`phy.engines.mlsd`.
 """
 
 from .com import ComParams, MarginResult, channel_margin

@@ -112,20 +112,30 @@ def _gaussian_terms(at: _Cursors, lk: PreparedLink, jitter: Jitter, slope, d_pow
     its UI-to-UI correlation), Tx noise through the whole path (added after the Tx FFE, it
     sees the pulse without it), random jitter through the slope (93A-31 in COM's model)."""
     w = at.w
+    sig_rx2 = float(rx_noise_acf(lk, w, 1)[0])
+    t0 = at.m_s + at.spu * at.k
+    sig_tx2 = (lk.tx_noise_rms * at.swing) ** 2 * float(np.sum(np.convolve(at.at(lk.analog.samples, t0), w) ** 2))
+    g_j = np.convolve(at.at(slope, t0), w) * at.swing
+    sig_j2 = jitter.rj_rms_s**2 * d_power * float(np.sum(g_j**2))
+    return sig_rx2, sig_tx2, sig_j2
+
+
+def rx_noise_acf(lk: PreparedLink, w: np.ndarray, lags: int) -> np.ndarray:
+    """Autocorrelation (V^2) of the receiver noise after the Rx FFE ``w`` at lags 0 ..
+    ``lags - 1`` UI: the density noise's UI-spaced shaping FIR (its own correlation) and
+    the white rest, or white noise without a FIR."""
     if lk.rx_noise_fir.size > 1:
         g = lk.rx_noise_fir
         R = np.correlate(g, g, "full")[g.size - 1 :]
         R[0] += lk.white_noise_rms_v**2
     else:
         R = np.array([lk.rx_noise_rms_v**2])
-    Rn = np.zeros(w.size)
-    Rn[: min(w.size, R.size)] = R[: min(w.size, R.size)]
-    sig_rx2 = float(w @ Rn[np.abs(np.subtract.outer(np.arange(w.size), np.arange(w.size)))] @ w)
-    t0 = at.m_s + at.spu * at.k
-    sig_tx2 = (lk.tx_noise_rms * at.swing) ** 2 * float(np.sum(np.convolve(at.at(lk.analog.samples, t0), w) ** 2))
-    g_j = np.convolve(at.at(slope, t0), w) * at.swing
-    sig_j2 = jitter.rj_rms_s**2 * d_power * float(np.sum(g_j**2))
-    return sig_rx2, sig_tx2, sig_j2
+    n = w.size + lags
+    Rn = np.zeros(n)
+    Rn[: min(n, R.size)] = R[: min(n, R.size)]
+    k = np.arange(w.size)
+    # E[y_n y_(n+l)] = sum_ij w_i w_j R(l + i - j)
+    return np.array([float(w @ Rn[np.abs(np.subtract.outer(k, k - lag))] @ w) for lag in range(lags)])
 
 
 def _receiver_terms(at: _Cursors, lk: PreparedLink, tx: Transmitter) -> tuple[float, float, float]:

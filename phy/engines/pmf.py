@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["convolve_centred", "discrete_pmf", "gauss_convolve", "pmf_quantile", "scale_mixture_cf", "split_variance",
+__all__ = ["convolve_centred", "discrete_pmf", "discrete_sum_pmf", "gauss_convolve", "pmf_quantile", "scale_mixture_cf", "split_variance",
            "uniform_convolve"]
 
 
@@ -159,12 +159,13 @@ def convolve_centred(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.clip(full[z : z + n], 0, None)
 
 
-def pmf_quantile(values_list, lv, sigma, der0, ystep, max_bins: int = 1 << 16):
-    """``A_ni``: minus the ``der0`` quantile of the sum of the discrete terms and a Gaussian
-    (the statistical eye's distribution machinery on a grid of step ``ystep``, made
-    coarser when the interference would need more than ``max_bins``: a closed eye's ISI
-    spans thousands of ``A_s``; the grid's split variance is taken off the Gaussian)."""
-    support = sum(np.abs(v).sum() for v in values_list) + 10 * sigma
+def discrete_sum_pmf(values_list, lv, ystep, extra_v: float, max_bins: int = 1 << 16):
+    """The grid ``y`` (odd, centred on 0 V), the PMF of the sum of the discrete terms
+    ``values_list`` (each ``sum_k lv[m_k] v_k``, independent uniform ``m_k``) on it, and the
+    variance (bins^2) its linear splits add: the grid spans their reach plus ``extra_v``
+    (room for a Gaussian), with step ``ystep`` made coarser when that needs more than
+    ``max_bins`` (a closed eye's ISI spans thousands of ``A_s``)."""
+    support = sum(np.abs(v).sum() for v in values_list) + extra_v
     ystep = max(ystep, 2 * support / max_bins)
     support += 2 * ystep
     n = 2 * int(np.ceil(support / ystep)) + 1  # odd: 0 V is the middle point
@@ -176,6 +177,15 @@ def pmf_quantile(values_list, lv, sigma, der0, ystep, max_bins: int = 1 << 16):
         if v.size:
             pmf = convolve_centred(pmf, discrete_pmf(v, lv, y[0], ystep, n))
             split += split_variance(v, lv, ystep)
+    return y, pmf, split
+
+
+def pmf_quantile(values_list, lv, sigma, der0, ystep, max_bins: int = 1 << 16):
+    """``A_ni``: minus the ``der0`` quantile of the sum of the discrete terms and a Gaussian
+    (:func:`discrete_sum_pmf` with room for ten sigma; the grid's split variance is taken
+    off the Gaussian)."""
+    y, pmf, split = discrete_sum_pmf(values_list, lv, ystep, 10 * sigma, max_bins)
+    ystep = y[1] - y[0]
     cdf = np.cumsum(gauss_convolve(pmf, np.sqrt(max(sigma**2 / ystep**2 - split, 0.0))))
     cdf /= cdf[-1]
     return -float(y[int(np.searchsorted(cdf, der0))])

@@ -94,6 +94,10 @@ class StatEye:
         With duty-cycle distortion the eye is a mixture of two, one per parity of the
         sampled symbol (alternate Tx edges are early and late), each ``(weight, cdf,
         main_v)``; ``cdf`` and ``main_v`` are then their averages, for plots.
+    isi_v : ndarray or None
+        The residual interference cursors at the sampling point (V, full-swing symbol;
+        the main cursor's entry 0, the DFE's taps taken away): their UI-to-UI correlation
+        is what a sequence detector sees (:meth:`mlsd`).
     """
 
     time_s: np.ndarray
@@ -106,6 +110,7 @@ class StatEye:
     ui_s: float
     link: PreparedLink
     parts: tuple = ()
+    isi_v: np.ndarray | None = None
 
     @property
     def centre(self) -> int:
@@ -160,6 +165,25 @@ class StatEye:
         errors, _span = dfe_burst_means(b, min(ser, 0.5), "pam4" if M == 4 else "nrz",
                                         transitions=dfe_transitions(self))
         return float(min(ser * errors, 1.0 - 1.0 / M))
+
+    def mlsd(self):
+        """The 1-tap MLSD (802.3dj 178A.1.10's Viterbi detector on ``1 + b D``, ``b`` the first
+        DFE tap) at the sampling point: its error events, symbol error ratio and bursts
+        (:func:`phy.engines.mlsd.eye_mlsd`)."""
+        from .mlsd import eye_mlsd_cached
+
+        return eye_mlsd_cached(self)
+
+    def ser_mlsd(self) -> float:
+        """Symbol error ratio at the sampling point of a 1-tap MLSD in place of the DFE's
+        first tap (every error of every error event; :meth:`mlsd`), at most ``1 - 1/M``.
+        Where the slicer's error ratio is below what the MLSD's sums resolve
+        (:data:`phy.engines.mlsd.RESOLVED`), :meth:`ser_dfe`: no gain is claimed there."""
+        from .mlsd import RESOLVED
+
+        if self.ser() < RESOLVED:
+            return self.ser_dfe()
+        return float(min(self.mlsd().ser, 1.0 - 1.0 / self.levels.size))
 
     def ber(self, column: int | None = None) -> float:
         """Bit error ratio, Gray coded: errors to a neighbouring level flip one bit of
@@ -429,4 +453,4 @@ def statistical_eye(
     cdf = sum(wgt * c_ for wgt, c_, _ in comps)
     main = sum(wgt * m_ for wgt, _, m_ in comps)
     return StatEye(offsets[keep] * at.dt, v, cdf, main, tx.levels, lk.thresholds_v, sigmas, 1.0 / lk.pulse.baud_hz,
-                   lk, tuple(comps) if len(comps) > 1 else ())
+                   lk, tuple(comps) if len(comps) > 1 else (), isi_sets[at.spu // 2].copy())

@@ -47,7 +47,8 @@ class Segment:
     tx, rx, noise, jitter
     eye : StatEye
     ser, der : float
-        Detector symbol error ratio; with DFE error propagation.
+        Detector symbol error ratio; with DFE error propagation (with ``rx.mlsd``, the
+        1-tap MLSD's symbol error ratio, :meth:`phy.StatEye.ser_mlsd`).
     equalisation : str
         How the equalisation was chosen: one of COM's candidates (:data:`COM_CHOICE` and
         its variants), or for a fixed one ``"preset"`` with the SerDes's own name if it has
@@ -174,7 +175,9 @@ def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float,
         candidates = [(label, tx, replace(rx, impairments=s.rx_impairments), phases)
                       for label, tx, rx, phases in candidates]
     best, tried, pulse = None, [], None
+    base_noise = noise
     for label, tx, rx, phases in candidates:
+        noise = _settled(base_noise, tx)
         if tx.modulation != spec.modulation:
             raise ConfigError(f"the Serdes transmitter modulates {tx.modulation}, the link {spec.modulation}")
         if pulse is None:  # every candidate and phase reads the same pulse
@@ -186,26 +189,41 @@ def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float,
             cdr = phase if isinstance(phase, Cdr) else Cdr(phase=phase)
             eye = statistical_eye(pulse, baud_hz=baud, tx=tx, rx=rx, noise=noise, jitter=jitter, cdr=cdr,
                                   samples_per_ui=EYE_SAMPLES_PER_UI, columns="sampling")
-            der = float(eye.ser_dfe())
+            der = float(eye.ser_mlsd() if rx.mlsd else eye.ser_dfe())
             what = label if isinstance(phase, Cdr) else f"{label}, sampled at {_PHASE_WORDS[phase]}"
             tried.append((what, float(eye.ser()), der))
             if best is None or der < best[0] * 0.99:
-                best = (der, what, eye, tx, rx, cdr)
-    der, label, eye, tx, rx, cdr = best
+                best = (der, what, eye, tx, rx, cdr, noise)
+    der, label, eye, tx, rx, cdr, noise = best
     if com_db is not None:
         notes.append(f"COM ({p.name}) {com_db:.2f} dB; equalisation: {label}")
     if use_pkg and s.host_class is not None:
-        notes.append(host_note(s.host_class, baud))
+        notes.append(host_note(s.host_class, baud, bool(p.mlsd)))
     ref = None
     if rx.impairments is not None and not rx.impairments.ideal:  # the reference receiver on the same equalisation
-        ref = float(statistical_eye(pulse, baud_hz=baud, tx=tx, rx=replace(rx, impairments=None), noise=noise,
-                                    jitter=jitter, cdr=cdr, samples_per_ui=EYE_SAMPLES_PER_UI,
-                                    columns="sampling").ser_dfe())
+        ref_eye = statistical_eye(pulse, baud_hz=baud, tx=tx, rx=replace(rx, impairments=None), noise=noise,
+                                  jitter=jitter, cdr=cdr, samples_per_ui=EYE_SAMPLES_PER_UI, columns="sampling")
+        ref = float(ref_eye.ser_mlsd() if rx.mlsd else ref_eye.ser_dfe())
     return Segment(name, full, baud, tx, rx, noise, jitter, eye, float(eye.ser()), der, label, com_db,
                    float(full.delay_s), tuple(notes), cdr, tuple(tried), ref)
 
 
-def host_note(host_class: str, baud_hz: float) -> str:
+def _settled(noise: Noise, tx: Transmitter) -> Noise:
+    """A shaped input noise (``input_psd``, only a linear optical path's) is referred to the
+    transmitter's settled levels: the linear module's driver sets the laser's OMA on the
+    levels long runs settle at (802.3 measures OMA_outer there), which the host's Tx FFE
+    scales by its DC gain ``sum(c)``; the optical noise, fixed against the OMA, scales with
+    it (its density by ``sum(c)^2``). Other noise is unchanged."""
+    if noise.input_psd is None:
+        return noise
+    g = float(np.sum(tx.ffe.coefficients))
+    if g == 1.0:
+        return noise
+    f, dens = noise.input_psd
+    return replace(noise, input_psd=(f, tuple((np.asarray(dens) * g * g).tolist())))
+
+
+def host_note(host_class: str, baud_hz: float, mlsd: bool = False) -> str:
     """The host assumption of a CR host (:attr:`phy.Serdes.host_class`) in words."""
     from ..engines.com.params import cr_host_line
 
@@ -215,7 +233,8 @@ def host_note(host_class: str, baud_hz: float) -> str:
           "802.3dj's CR reference receiver with its floating Rx FFE taps (178A.1.8.1: 2 groups of 4 within 87)")
     return (f"host: 802.3dj CR host class {host_class} at each end (P802.3dj/D3.3 Table 179-23: package line 1 "
             f"{ln.lengths_m[0] * 1e3:g} mm, {ln.host_m * 1e3:g} mm of host PCB on Table 179-22's line); the channel "
-            f"runs between the hosts' connectors; receiver: {rx}; MLSD (178A.1.10) not modelled")
+            f"runs between the hosts' connectors; receiver: {rx}; "
+            + ("with MLSD (178A.1.10)" if mlsd else "no MLSD"))
 
 
 #: Samples per UI of the pulse the segments' statistical eyes read (the engines' default).
@@ -280,14 +299,19 @@ def segments(spec: LinkSpec) -> tuple[Segment, ...]:
         host = _equalised_eye("host_to_module", oc.host, spec, packages=oc.packages)
         ch = channels.cascade(oc.path.channel(oc.host.f), oc.host)
         return (host, _linear_eye("optics_host", ch, oc, spec))
-    # linear optics: host -> optics -> host, the optical noise at the optical receiver
-    ch = channels.cascade(oc.host, oc.path.channel(oc.host.f), oc.host)
+    # linear optics: host -> (the driver's equaliser) -> optics -> host, the optical noise at the optical receiver
+    near = (oc.host, oc.driver_eq(oc.host.f, spec.baud_hz)) if oc.module_eq_db > 0 else (oc.host,)
+    ch = channels.cascade(*near, oc.path.channel(oc.host.f), oc.host)
     return (_linear_eye("host_optics_host", ch, oc, spec),)
 
 
 def _linear_eye(name: str, ch: channels.Channel, oc: OpticalClass, spec: LinkSpec) -> Segment:
     """A linear optical segment ending in the host's receiver: the optical receiver's noise
-    referred through the far host channel to the host's input."""
+    referred through the far host channel to the host's input. The noise is set against the
+    signal's settled outer levels at the optical receiver (what the OMA measures): the full
+    swing through the near host channel and the LPO driver's equaliser at 1 GHz (LRO: the
+    module DSP drives the laser directly), then scaled by each candidate Tx FFE's DC gain
+    (:func:`_settled`)."""
     M = modulation_order(spec.modulation)
     b = oc.path.budget(M)
     p = spec.serdes.com_params(spec.baud_hz)
@@ -295,7 +319,12 @@ def _linear_eye(name: str, ch: channels.Channel, oc: OpticalClass, spec: LinkSpe
     f = oc.host.f
     h_host = np.abs(oc.host.sdd21)
     rel = b.equivalent_noise_rms_a / (b.levels_a[-1] - b.levels_a[0])
-    sigma_v = rel * 2 * swing * float(h_host[np.argmin(np.abs(f - 1e9))])  # at the optical receiver
+    k = int(np.argmin(np.abs(f - 1e9)))
+    if oc.kind == "lro":  # the module's DSP drives the laser: no host channel before the optics
+        h_near = 1.0
+    else:
+        h_near = h_host[k] * (float(np.abs(oc.driver_eq(f, spec.baud_hz).sdd21[k])) if oc.module_eq_db > 0 else 1.0)
+    sigma_v = rel * 2 * swing * float(h_near)  # at the optical receiver, against the signal's settled levels there
     bn = b.noise_bandwidth_hz
     # the optical receiver's noise, flat over its noise bandwidth (a 4th-order roll-off past
     # it), crosses the far host channel: its density at the host's input follows |H_far|^2

@@ -226,7 +226,7 @@ class Serdes:
         and 83 mm; HH class B, 45 mm and 74 mm) takes the place of the KR package, so the
         channel is the cable assembly between the hosts' connectors; and the proposal's
         receiver is the CR reference receiver of :meth:`ComParams.cr_receiver` (floating Rx
-        FFE taps at 106.25 GBd, floating DFE taps at 53.125 GBd). None: the KR package and
+        FFE taps and MLSD at 106.25 GBd, floating DFE taps at 53.125 GBd). None: the KR package and
         receiver (:meth:`com_params`). :meth:`cr` makes one.
     """
 
@@ -296,11 +296,13 @@ class Serdes:
         ones; the ADC is ``rx_impairments``'s) and, for 802.3dj, the 15 fixed Rx FFE taps
         re-ranking the FOM's best settings
         (a roll-up needs a proposal in well under a second) and the channel's 100 ohm at the
-        die (R_0 = R_d = 50 ohm, not D3.3's 46.25). The standard's search is
+        die (R_0 = R_d = 50 ohm, not D3.3's 46.25), with the DFE's slicer rather than D3.3's
+        MLSD (a ``com`` with ``mlsd`` gives the link's receiver the MLSD too:
+        :meth:`phy.MarginResult.serdes`, ``Receiver(mlsd=True)``). The standard's search is
         ``phy.channel_margin(ch, ComParams.ieee_802_3dj_kr())``. With :attr:`host_class`, the
         CR host's package and host PCB and the CR reference receiver
-        (:meth:`ComParams.cr_receiver`) with its floating taps, the same shortcuts otherwise
-        (re-ranking, no ADC, 50 ohm)."""
+        (:meth:`ComParams.cr_receiver`) with its floating taps and, at 106.25 GBd, its MLSD,
+        the same shortcuts otherwise (re-ranking, no ADC, 50 ohm)."""
         if self.com is not None:
             return self.com if np.isclose(self.com.baud_hz, baud_hz) else self.com.with_(baud_hz=baud_hz)
         if self.host_class is not None:
@@ -308,7 +310,7 @@ class Serdes:
         if np.isclose(baud_hz, 53.125e9):
             return ComParams.ieee_802_3ck_kr().with_(package_cases=(), dfe_float_groups=0)
         p = ComParams.ieee_802_3dj_kr().with_(package_cases=(), rx_ffe_search="rerank", rx_ffe_float_groups=0,
-                                              adc_bits=0, r_0=50.0, r_d=50.0)
+                                              adc_bits=0, r_0=50.0, r_d=50.0, mlsd=False)
         return p if np.isclose(baud_hz, p.baud_hz) else p.with_(baud_hz=baud_hz)
 
     def impairments(self, baud_hz: float) -> tuple[Noise, Jitter]:

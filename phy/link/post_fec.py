@@ -34,10 +34,19 @@ def _model(eyes: tuple[Segment, ...], der: float, modulation: str):
     eye with white Gaussian noise added at the slicer until its error ratio with
     propagation is ``der`` (:func:`_noisier_table`), as the Gaussian chain's shape
     follows ``der``. Without such an eye (no DFE, or taps beyond (-1, 1)), the Gaussian
-    chain at ``der``."""
+    chain at ``der``. A segment whose receiver detects with a 1-tap MLSD (``rx.mlsd``): its
+    error events as bursts (:meth:`phy.engines.mlsd.EyeMlsd.burst_model`), their lengths
+    from its own eye at any ``der`` (noisier, they grow longer: a milder shape than the
+    margin's search would see)."""
     if der <= 0:
         return None
     worst = max(eyes, key=lambda e: e.der)
+    if getattr(getattr(worst, "rx", None), "mlsd", False) and getattr(worst, "eye", None) is not None:
+        # a 1-tap MLSD: its error events (runs of alternating one-level errors, at most
+        # phy.engines.mlsd.MAX_EVENTS UI), their lengths' distribution from the segment's own eye
+        bm = worst.eye.mlsd().burst_model(modulation)
+        if bm is not None:
+            return bm
     taps = worst.dfe[:6]
     taps = taps[np.abs(taps) < 1] if taps.size else taps
     if taps.size == 0:

@@ -106,6 +106,12 @@ class Receiver:
     impairments : Impairments, optional
         The ADC, the taps' resolution, the sampling clock's jitter and the CDR's wander
         (:mod:`phy.serdes.impairments`); None: an ideal receiver.
+    mlsd : bool
+        Detect with a 1-tap MLSD (a Viterbi detector on ``1 + b D``, ``b`` the first DFE
+        tap; 802.3dj 178A.1.10's reference receiver) instead of slicing with the DFE's first
+        tap: the link's detector error ratio is then the statistical eye's
+        :meth:`~phy.StatEye.ser_mlsd` (error events, short bursts) rather than its
+        :meth:`~phy.StatEye.ser_dfe`. The simulator still slices.
     """
 
     bandwidth_hz: float | None = None
@@ -114,6 +120,7 @@ class Receiver:
     ffe: RxFfe = field(default_factory=RxFfe)
     dfe: Dfe = field(default_factory=Dfe)
     impairments: Impairments | None = None
+    mlsd: bool = False
 
     def __post_init__(self):
         if self.bandwidth_hz is not None:
@@ -125,6 +132,8 @@ class Receiver:
             raise ConfigError(f"Receiver.ffe must be an RxFfe, got {type(self.ffe).__name__}")
         if not isinstance(self.dfe, Dfe):
             raise ConfigError(f"Receiver.dfe must be a Dfe, got {type(self.dfe).__name__}")
+        if not isinstance(self.mlsd, (bool, np.bool_)):
+            raise ConfigError(f"Receiver.mlsd must be True or False, got {self.mlsd!r}")
         if self.impairments is not None and not isinstance(self.impairments, Impairments):
             raise ConfigError(f"Receiver.impairments must be an Impairments or None, got "
                               f"{type(self.impairments).__name__}")
@@ -138,7 +147,8 @@ class Receiver:
         return {"bandwidth_hz": self.bandwidth_hz, "filter_order": self.filter_order,
                 "ctle": None if self.ctle is None else self.ctle.to_dict(), "ffe": self.ffe.to_dict(),
                 "dfe": self.dfe.to_dict(),
-                "impairments": None if self.impairments is None else self.impairments.to_dict()}
+                "impairments": None if self.impairments is None else self.impairments.to_dict(),
+                "mlsd": self.mlsd}
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """Channel Operating Margin in the manner of IEEE 802.3 Annex 93A (and 163A, 178A): the
 parameter sets and their package test cases (:mod:`.params`), the margin and the
 equaliser search (:mod:`.margin`, its figure of merit in a Numba kernel; 178A's Rx FFE by
-MMSE at every setting in :mod:`.mmse`), and the effective return loss of 93A.5
-(:mod:`.erl`)."""
+MMSE at every setting in :mod:`.mmse`; 178A.1.10's MLSD reference receiver in
+:mod:`.mlsd`), and the effective return loss of 93A.5 (:mod:`.erl`)."""
 
 from .erl import (
     ERL_PRESETS,

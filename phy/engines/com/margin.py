@@ -27,7 +27,9 @@ search chose. The steps, with the equations of Annex 93A:
    detector: ISI, dual-Dirac jitter and crosstalk as exact discrete distributions, the
    Gaussian Tx noise (on the main cursor, 93A-30, or with an Rx FFE through the whole path
    and the FFE, 178A-17), random jitter and Rx noise; ``A_ni`` is its ``DER_0`` quantile
-   and ``COM = 20 log10(A_s / A_ni)``.
+   and ``COM = 20 log10(A_s / A_ni)``. With 802.3dj's MLSD reference receiver
+   (``params.mlsd``, 178A.1.10, :mod:`.mlsd`), that is COM_DFE and COM adds the 1-tap
+   MLSD's advantage over it.
 
 Deviations from Annex 93A are listed in :class:`MarginResult.notes`.
 """
@@ -47,7 +49,7 @@ from ...serdes import Cdr, Ctle, Dfe, Receiver, RxFfe, Transmitter, TxFfe
 from ...serdes.limits import check_bytes, check_gain
 from ..pmf import pmf_quantile
 from . import _kernels as _k
-from . import chain, mmse
+from . import chain, mlsd, mmse
 from .grid import Grid, check_pulses
 from .params import ComParams
 
@@ -62,7 +64,8 @@ class MarginResult:
     Attributes
     ----------
     com_db : float
-        ``20 log10(A_s / A_ni)``.
+        ``20 log10(A_s / A_ni)``; with ``params.mlsd``, that (COM_DFE) plus the MLSD's
+        advantage (178A-49, :attr:`mlsd`).
     a_s_v, a_ni_v : float
         Signal amplitude ``R_LM h0 / (L - 1)`` and the interference-and-noise amplitude at
         ``DER_0``.
@@ -92,6 +95,10 @@ class MarginResult:
         COM of every package test case.
     dfe_floating : dict
         The floating DFE taps by post-cursor (UI after the cursor), normalised to h0.
+    mlsd : dict
+        With ``params.mlsd`` (178A.1.10, :func:`.mlsd.com_mlsd`): ``com_dfe_db`` (COM with
+        the DFE alone), ``delta_db``, ``der_mlsd``, ``g_an``, the error events' rates;
+        ``com_db`` is then COM with the MLSD. Empty without it.
     """
 
     com_db: float
@@ -113,6 +120,7 @@ class MarginResult:
     package_case: str = "default"
     case_com_db: dict = field(default_factory=dict)
     dfe_floating: dict = field(default_factory=dict)
+    mlsd: dict = field(default_factory=dict)
 
     def serdes(self):
         """The chosen equalisation as :class:`phy.Transmitter` and :class:`phy.Receiver`, to
@@ -138,7 +146,8 @@ class MarginResult:
             lim += [0.0] * (last - len(lim))
             for k, v in self.dfe_floating.items():
                 lim[int(k) - 1] = abs(float(v))
-        rx = Receiver(bandwidth_hz=p["f_r"] * fb, ctle=ctle, ffe=ffe, dfe=Dfe(len(lim), None, tuple(lim)))
+        rx = Receiver(bandwidth_hz=p["f_r"] * fb, ctle=ctle, ffe=ffe, dfe=Dfe(len(lim), None, tuple(lim)),
+                      mlsd=bool(p.get("mlsd", False)))
         return tx, rx
 
     def cdr(self):
@@ -243,6 +252,10 @@ def _margin_one(ch: channels.Channel, p: ComParams, n_ui, samples_per_ui, requir
     g1, g2 = ctle_settings[ci]
     r = _com_at(p, g, chans, pulses, tx_grid[ti], cursor, w_rx, _ctle(p, g1, g2).response(g.f), q_var)
     notes.append("Tx FFE applied as UI-spaced copies of the pulse (equal to 93A's H_ffe on the DFT grid)")
+    if r.get("mlsd"):
+        m = r["mlsd"]
+        notes.append(m["note"] or f"MLSD (178A.1.10): COM_DFE {m['com_dfe_db']:.2f} dB, DER_MLSD {m['der_mlsd']:.3g} "
+                     f"at {m['dcom_an_db']:g} dB of added receiver noise, {m['delta_db']:+.2f} dB")
     if ch.aggressors:
         notes.append("crosstalk in the FOM: " + ("each aggressor at its worst sampling phase (93A-33/34)"
                                                  if p.fom_xt_phase == "worst" else
@@ -252,7 +265,7 @@ def _margin_one(ch: channels.Channel, p: ComParams, n_ui, samples_per_ui, requir
     return MarginResult(
         com_db=r["com"], a_s_v=r["a_s"], a_ni_v=r["a_ni"], fom_db=fom_best, sigmas_v=r["sigmas"],
         tx_ffe=[float(t) for t in tx_grid[ti]], g_dc_db=float(g1), g_dc2_db=float(g2), dfe=r["dfe"],
-        dfe_floating=r["dfe_floating"],
+        dfe_floating=r["dfe_floating"], mlsd=r.get("mlsd", {}),
         rx_ffe=[float(x) for x in w_rx], cursor_index=int(cursor),
         settings_searched=int(tx_grid.shape[0] * len(ctle_settings)), seconds=time.perf_counter() - t_start,
         params={}, notes=notes, cursor_offset_s=float((cursor - r["peak"]) / (g.fb * g.M)),
@@ -387,8 +400,8 @@ def _com_at(p: ComParams, g: Grid, chans, pulses, taps, cursor: int, w_rx, hc, q
     if n_rx > 1:
         pulses = [sum(wi * np.roll(x, (i - p.rx_ffe_pre) * M) for i, wi in enumerate(w_rx)) for x in pulses]
     hffe = np.sum(w_rx[:, None] * np.exp(-2j * np.pi * np.outer(np.arange(n_rx) - p.rx_ffe_pre, g.f) / fb), axis=0)
-    var_n = p.eta0_v2_per_hz * float(np.sum(np.abs(g.hr[1:] * hc[1:] * hffe[1:]) ** 2) * g.df)
-    var_n += q_var * float(np.sum(np.square(w_rx)))  # quantisation: white at the FFE input
+    var_rn = p.eta0_v2_per_hz * float(np.sum(np.abs(g.hr[1:] * hc[1:] * hffe[1:]) ** 2) * g.df)
+    var_n = var_rn + q_var * float(np.sum(np.square(w_rx)))  # quantisation: white at the FFE input
     thru = sum(c * np.roll(pulses[0], (i - 3) * M) for i, c in enumerate(taps))
     h0 = thru[cursor]
     a_s = p.r_lm * h0 / (L - 1)
@@ -415,17 +428,28 @@ def _com_at(p: ComParams, g: Grid, chans, pulses, taps, cursor: int, w_rx, hc, q
         var_tx = 10 ** (-p.snr_tx_db / 10) * float(np.sum(pulses[0][cursor % M :: M] ** 2))
     else:  # 93A-30: on the main cursor
         var_tx = h0**2 * 10 ** (-p.snr_tx_db / 10)
-    xts = []
+    xts, xt_raw = [], []
     for x, (_, kind, _) in zip(pulses[1:], chans[1:]):
         y = sum(c * np.roll(x, (i - 3) * M) for i, c in enumerate(taps)) if kind == "fext" else x
         ph = int(np.argmax(mmse.phase_energy(y, M)))
         s = y[ph::M]
         xts.append(s[np.abs(s) > thr])
+        xt_raw.append(s)
     ystep = min(a_s / 1000, 1e-5)
     a_ni = pmf_quantile([h_isi, h_dd] + xts, np.linspace(-1, 1, L), np.sqrt(var_tx + var_j + var_n), p.der0, ystep)
     var_isi = g.var_x * float(np.sum(h_isi**2))
     var_xt = g.var_x * float(sum(np.sum(s**2) for s in xts))
-    return {"com": float(20 * np.log10(a_s / a_ni)), "a_s": float(a_s), "a_ni": float(a_ni), "peak": peak,
+    com = float(20 * np.log10(a_s / a_ni))
+    mr = {}
+    if p.mlsd:  # 178A.1.10: the MLSD's advantage over this COM_DFE, at its added receiver noise
+        acf, acf_rn = mlsd.noise_acf(g.var_x, h, h_j, p.sigma_rj_ui**2 + p.a_dd_ui**2, xt_raw,
+                                     pulses[0][cursor % M :: M] if n_rx > 1 else None,
+                                     10 ** (-p.snr_tx_db / 10) if n_rx > 1 else var_tx, g.f, g.df,
+                                     np.abs(g.hr * hc * hffe) ** 2, p.eta0_v2_per_hz, fb, w_rx, q_var)
+        mr = mlsd.com_mlsd(com, a_s, a_ni, float(b[0]), [h_isi, h_dd] + xts, L, var_tx + var_j + var_n, var_rn,
+                           acf, acf_rn, p.der0, ystep, p.mlsd_dcom_an_db)
+        com = mr["com_db"]
+    return {"com": com, "a_s": float(a_s), "a_ni": float(a_ni), "peak": peak, "mlsd": mr,
             "dfe": [float(x) for x in b],
             "dfe_floating": {int(nd + 1 + q): float(v) for q, v in enumerate(bf) if v != 0.0},
             "sigmas": {"isi": float(np.sqrt(var_isi)), "tx": float(np.sqrt(var_tx)), "jitter": float(np.sqrt(var_j)),

@@ -86,6 +86,9 @@ class ComParams:
     (``"average"``). ``z_p_fext_m`` (default: ``z_p_tx_m``) is a FEXT aggressor's
     transmitter package. ``package_cases``: the package test cases
     (:class:`PackageCase`) COM is the lowest over; empty: the one package these fields set.
+    ``mlsd``: 802.3dj's MLSD reference receiver (178A.1.10, :mod:`.mlsd`): COM with one DFE
+    tap plus a 1-tap MLSD's advantage, evaluated with the receiver noise raised until that
+    COM falls by ``mlsd_dcom_an_db``; needs exactly one fixed DFE tap.
     """
 
     name: str
@@ -153,6 +156,8 @@ class ComParams:
     ts_prune_db: float = 1.0
     fom_xt_phase: str = "worst"
     package_cases: tuple = ()
+    mlsd: bool = False
+    mlsd_dcom_an_db: float = 3.0
     lines: tuple | None = None
     source: str = ""
 
@@ -227,8 +232,10 @@ class ComParams:
 
         Quantisation: N_qb 6 bits, P_qc 1e-7. The floating taps and the quantisation noise
         are placed and added at the 24 best settings by the MMSE FOM with the fixed taps
-        (178A does both at every setting). Not modelled: the MLSD receiver of 178A.1.10,
-        which raises COM by up to its 3 dB added-noise penalty."""
+        (178A does both at every setting). The MLSD reference receiver of 178A.1.10 is on
+        (``mlsd``, with ``dCOM_an`` 3 dB, as PyChOpMarg 3.4.0's ``com_params("KR")``): COM
+        is COM_DFE plus the MLSD's advantage at 3 dB of added receiver noise, bounded by
+        its error events' distance (:mod:`.mlsd`); ``with_(mlsd=False)`` gives COM_DFE."""
         classes = {"A": ("A",), "B": ("B",), "AB": ("A", "B")}.get(package_class)
         if classes is None:
             raise ValueError(f"package_class must be 'A', 'B' or 'AB', got {package_class!r}")
@@ -268,8 +275,8 @@ class ComParams:
         from 25 UI) and its test-1 package (12 mm, then 1.8 mm at 92.5 ohm), behind the same
         host class's partial host channel (Table 179-22's line, the class's PCB length): the
         same host board at both rates, a stated assumption (802.3ck's CR sheet's host model
-        is not transcribed here). MLSD (178A.1.10) is not modelled: it would raise COM by up
-        to its 3 dB added-noise penalty; this is where a ``mlsd`` switch would turn on."""
+        is not transcribed here). At 106.25 GBd the receiver's MLSD (178A.1.10, ``mlsd``) is on,
+        as :meth:`ieee_802_3dj_cr` has it; ``with_(mlsd=False)`` gives the DFE's slicer."""
         if host_class not in _DJ_CR_HOSTS:
             raise ConfigError(f"host_class must be one of {sorted(_DJ_CR_HOSTS)}, got {host_class!r}")
         if np.isclose(baud_hz, 53.125e9):
@@ -300,7 +307,8 @@ class ComParams:
             adc_bits=6, adc_clip_probability=1e-7,
             r_0=46.25, r_d=46.25, c_d_f=(0.4e-13, 0.9e-13, 1.1e-13), l_s_h=(0.13e-9, 0.15e-9, 0.14e-9),
             c_b_f=0.3e-13, c_p_f=0.4e-13, z_c_ohm=(87.5, 92.5), z_p_tx_m=(33e-3, 1.8e-3),
-            z_p_rx_m=(33e-3, 1.8e-3), z_p_next_m=(33e-3, 1.8e-3), package_cases=cases, source=source)
+            z_p_rx_m=(33e-3, 1.8e-3), z_p_next_m=(33e-3, 1.8e-3), package_cases=cases, mlsd=True,
+            mlsd_dcom_an_db=3.0, source=source)
 
     def cases(self) -> list[tuple[str, ComParams]]:
         """Each package test case as ``(name, parameter set with its package)``; one
@@ -374,6 +382,11 @@ class ComParams:
             integer(self.rx_ffe_span_ui, "rx_ffe_span_ui", lo=n_fix + self.rx_ffe_float_taps, hi=256)
         if self.adc_bits:
             number(self.adc_clip_probability, "adc_clip_probability", positive=True, hi=0.1)
+        if self.mlsd:
+            if len(self.dfe_max) != 1 or self.dfe_float_groups:
+                raise ConfigError(f"mlsd (178A.1.10) needs one fixed DFE tap and no floating ones, got "
+                                  f"{len(self.dfe_max)} fixed and {self.dfe_float_groups} floating groups")
+            number(self.mlsd_dcom_an_db, "mlsd_dcom_an_db", positive=True, hi=20.0)
         if self.ts_range_samples is not None:
             lo, hi = (integer(x, "ts_range_samples", lo=-4 * self.samples_per_ui, hi=4 * self.samples_per_ui)
                       for x in self.ts_range_samples)
