@@ -219,7 +219,8 @@ class Serdes:
         A real receiver's ADC, tap resolution and sampling clock
         (:class:`phy.serdes.Impairments`, e.g. ``Impairments.adc_dsp_224g()``), applied
         to whatever receiver the equalisation uses. None: the reference receiver (COM's),
-        whose real-receiver penalties the 3 dB margin requirement stands for.    host_class : {"HL", "HN", "HH"}, optional
+        whose real-receiver penalties the 3 dB margin requirement stands for.
+    host_class : {"HL", "HN", "HH"}, optional
         A CR host at each end (a cable link's host): the 802.3dj CR host class of
         P802.3dj/D3.3 Table 179-23 (:func:`phy.engines.com.params.cr_host_line`; HL a cabled
         host, class A package with 8 mm of line 1 and 22 mm of host PCB; HN class B, 15 mm
