@@ -31,7 +31,16 @@ Calibration (figures from public sources; see each builder):
 
 * Twinax: ``proximity_factor = 1.3`` makes 26 AWG foamed-PE twinax lose about
   7.1 dB/m at 53.125 GHz and 30 AWG about 10.2 dB/m, the figures of a cable vendor's
-  published note (Astera Labs blog "The 1.2-Meter Challenge", medium confidence).
+  published note (Astera Labs blog "The 1.2-Meter Challenge", medium confidence); at
+  26.56 GHz 4.7 and 6.9 dB/m. Checked against cable assemblies
+  (:func:`channels.assembly.cable_channel`, plugs included, tests/test_copper_reach.py):
+  a 2 m 26 AWG assembly reads 12.0 dB at 26.56 GHz, within 802.3ck's cable assembly limit
+  (19.75 dB, a maximum for its 2 m objective), as are the longest 100G-per-lane DACs NVIDIA
+  ships (26 AWG to 3 m: 16.7 dB; 30 AWG to 1.5 m); 802.3ck's 19.75 dB reference assembly
+  (``CA_19p75dB``, ../shared/channels) is a limit channel about 2.4 m long by its delay, and
+  reads between our 26 AWG assembly of that length (13.6 dB) and 30 AWG's (18.9 dB), within
+  10 % of the latter, from 13 to 27 GHz. No per-metre datasheet figure from a cable maker
+  was found to check the 26 AWG figure more closely.
 * Stripline: ``current_factor = 1.2`` (edge crowding and the return current in the
   planes) makes a 5 mil, Megtron-7-class HVLP stripline lose about 0.9 dB/in at
   26.56 GHz (published figures for second-generation low-Dk laminates are about

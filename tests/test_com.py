@@ -162,7 +162,9 @@ def test_result_drives_the_simulator(short_and_long):
     _, short, _ = short_and_long
     tx, rx = short.serdes()
     assert tx.ffe.coefficients[3] == pytest.approx(short.tx_ffe[3])
-    assert rx.ctle.g_dc_db == short.g_dc_db and rx.dfe.n_taps == len(short.dfe)
+    # the fixed DFE taps, then the floating ones COM placed, each within its COM value
+    assert rx.ctle.g_dc_db == short.g_dc_db and rx.dfe.n_taps == max([len(short.dfe), *short.dfe_floating])
+    assert all(rx.dfe.tap_limits[k - 1] == pytest.approx(abs(v)) for k, v in short.dfe_floating.items())
     from phy.serdes import Cdr
 
     se = statistical_eye(media.stripline(0.2), baud_hz=53.125e9, tx=tx, rx=rx, cdr=Cdr(phase="mm"))

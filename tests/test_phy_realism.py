@@ -125,11 +125,14 @@ def test_the_report_gives_il_rl_ild_and_icn_side_by_side():
 def test_the_copper_class_has_hosts():
     import phy.topology as tp
 
-    lc = tp.LinkClass.copper_twinax(lanes=1, lane_rate_bps=106.25e9)
-    assert lc.name == "copper_26awg"
+    lc = tp.LinkClass.copper_twinax(lanes=1, lane_rate_bps=106.25e9, host="pcb")
+    assert lc.name == "copper_26awg_pcb"
     spec = lc.spec(1.0)
     assert spec.channel.insertion_loss_db(26.5625e9) > assembly.cable_channel(1.0, host=None).insertion_loss_db(
         26.5625e9) + 8
+    # by default the host is the SerDes's: 802.3dj CR host class HN (tests/test_copper_reach.py)
+    assert tp.LinkClass.copper_twinax().name == "copper_26awg"
+    assert tp.LinkClass.copper_twinax().spec(1.0).serdes.host_class == "HN"
     assert tp.LinkClass.copper_twinax(host="flyover").name == "copper_26awg_flyover"
     assert tp.LinkClass.copper_twinax(host=None).name == "copper_26awg_bare"
 

@@ -186,11 +186,11 @@ def test_ten_thousand_accelerators_cost_per_bucket_not_per_link(optics, monkeypa
 
 
 def test_long_copper_cables_are_named_when_they_fail():
-    lc = tp.LinkClass.copper_twinax(resolution_m=2.0)
+    lc = tp.LinkClass.copper_twinax(resolution_m=2.0, host="pcb")
     r = tp.rollup(tp.single_tier(64, lc, links_per_accel=2, accels_per_rack=8, overhead_m=3.0))
     assert r.failing
     # with 125 mm of host board at each end, 4 m of 26 AWG no longer closes at 212.5 Gb/s
-    assert all(f["class"] == "copper_26awg" and f["length_m"] >= 4.0 for f in r.failing)
+    assert all(f["class"] == "copper_26awg_pcb" and f["length_m"] >= 4.0 for f in r.failing)
     assert {f["length_m"] for f in r.failing} >= {4.0, 6.0}
     assert any("closed" in x or "above the target" in x for f in r.failing for x in f["reasons"])
     assert r.accel_bandwidth_bytes_per_s < 2 * 400e9 / 8

@@ -149,7 +149,11 @@ def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float,
         m = channel_margin(ch, p)
         com_db = float(m.com_db)
         tx, rx_com = m.serdes()
-        rx = replace(rx_com, ffe=RxFfe(rx_com.ffe.n_pre, rx_com.ffe.n_post))
+        # the re-adapted candidates solve the fixed Rx FFE taps (MMSE); COM's own candidate
+        # keeps its floating taps (178A.1.8.1), which an unconstrained solve over their whole
+        # span would overstate
+        rx = replace(rx_com, ffe=RxFfe(p.rx_ffe_pre, p.rx_ffe_post) if p.rx_ffe_pre + p.rx_ffe_post
+                     else RxFfe(rx_com.ffe.n_pre, rx_com.ffe.n_post))
         # COM proposes, the statistical eye decides: COM's ranking without the Rx FFE
         # can favour a CTLE that costs too much signal when the noise is large; where the
         # clock recovery locks (COM's cursor, 93A-25's Mueller-Muller point with the first
@@ -196,6 +200,8 @@ def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float,
     sv = eye.sigma_v
     if jitter.model == "symbol" and sv.get("jitter", 0.0) > np.hypot(sv.get("rx", 0.0), sv.get("tx", 0.0)):
         notes.append(JITTER_BOUND_NOTE)
+    if use_pkg and s.host_class is not None:
+        notes.append(host_note(s.host_class, baud, bool(p.mlsd)))
     ref = None
     if rx.impairments is not None and not rx.impairments.ideal:  # the reference receiver on the same equalisation
         ref_eye = statistical_eye(pulse, baud_hz=baud, tx=tx, rx=replace(rx, impairments=None), noise=noise,
@@ -225,6 +231,21 @@ def _settled(noise: Noise, tx: Transmitter) -> Noise:
 JITTER_BOUND_NOTE = ("jitter, not noise, dominates this eye: the statistical eye takes the other symbols' random "
                      "jitter as Gaussian, which understates its tail (half phy.simulate's error ratio at 1e-4 in "
                      "such a case; within 4 % where noise dominates)")
+
+
+def host_note(host_class: str, baud_hz: float, mlsd: bool = False) -> str:
+    """The host assumption of a CR host (:attr:`phy.Serdes.host_class`) in words."""
+    from ..engines.com.params import cr_host_line
+
+    ln = cr_host_line(host_class)
+    rx = ("802.3ck KR's reference receiver with its floating DFE taps (3 groups of 3 within 40 UI)"
+          if np.isclose(baud_hz, 53.125e9) else
+          "802.3dj's CR reference receiver with its floating Rx FFE taps (178A.1.8.1: 2 groups of 4 within 87)")
+    return (f"host: 802.3dj CR host class {host_class} at each end (P802.3dj/D3.3 Table 179-23: package line 1 "
+            f"{ln.lengths_m[0] * 1e3:g} mm, {ln.host_m * 1e3:g} mm of host PCB on Table 179-22's line); the channel "
+            f"runs between the hosts' connectors; receiver: {rx}; "
+            + ("with MLSD (178A.1.10)" if mlsd else "no MLSD"))
+
 
 #: Samples per UI of the pulse the segments' statistical eyes read (the engines' default).
 EYE_SAMPLES_PER_UI = 32

@@ -3,12 +3,14 @@ FEC, link-level retry, and the elements in the path (retimers, switch ports)."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
 from .._validate import integer, number
 from ..engines import ComParams
+from ..engines.com.params import CR_HOST_CLASSES
 from ..errors import ConfigError
 from ..serdes import Cdr, Impairments, Jitter, Noise, Receiver, Transmitter
 
@@ -218,6 +220,15 @@ class Serdes:
         (:class:`phy.serdes.Impairments`, e.g. ``Impairments.adc_dsp_224g()``), applied
         to whatever receiver the equalisation uses. None: the reference receiver (COM's),
         whose real-receiver penalties the 3 dB margin requirement stands for.
+    host_class : {"HL", "HN", "HH"}, optional
+        A CR host at each end (a cable link's host): the 802.3dj CR host class of
+        P802.3dj/D3.3 Table 179-23 (:func:`phy.engines.com.params.cr_host_line`; HL a cabled
+        host, class A package with 8 mm of line 1 and 22 mm of host PCB; HN class B, 15 mm
+        and 83 mm; HH class B, 45 mm and 74 mm) takes the place of the KR package, so the
+        channel is the cable assembly between the hosts' connectors; and the proposal's
+        receiver is the CR reference receiver of :meth:`ComParams.cr_receiver` (floating Rx
+        FFE taps and MLSD at 106.25 GBd, floating DFE taps at 53.125 GBd). None: the KR package and
+        receiver (:meth:`com_params`). :meth:`cr` makes one.
     """
 
     tx: Transmitter | None = None
@@ -232,6 +243,7 @@ class Serdes:
     name: str = "serdes"
     cdr: Cdr | None = None
     rx_impairments: Impairments | None = None
+    host_class: str | None = None
 
     def __post_init__(self):
         if (self.tx is None) != (self.rx is None):
@@ -256,6 +268,19 @@ class Serdes:
         number(self.rx_latency_ui, "Serdes.rx_latency_ui", nonneg=True)
         if self.energy_j_per_bit is not None:
             number(self.energy_j_per_bit, "Serdes.energy_j_per_bit", nonneg=True)
+        if self.host_class is not None:
+            if self.host_class not in CR_HOST_CLASSES:
+                raise ConfigError(f"Serdes.host_class must be one of {', '.join(CR_HOST_CLASSES)} (802.3dj CR host "
+                                  f"classes, Table 179-23) or None, got {self.host_class!r}")
+            if not self.packages:
+                raise ConfigError("Serdes.host_class puts the CR host's package at each end: it needs packages=True")
+
+    @classmethod
+    def cr(cls, host_class: str = "HN", **kw) -> Serdes:
+        """A SerDes on a CR host (:attr:`host_class`, default HN, 802.3dj's nominal host:
+        class B package, 15 mm of line 1 and 83 mm of host PCB) with the CR reference
+        receiver; ``kw`` sets the other fields."""
+        return cls(host_class=host_class, name=kw.pop("name", f"cr_{host_class}"), **kw)
 
     @property
     def receiver_impairments(self) -> Impairments | None:
@@ -275,9 +300,14 @@ class Serdes:
         die (R_0 = R_d = 50 ohm, not D3.3's 46.25), with the DFE's slicer rather than D3.3's
         MLSD (a ``com`` with ``mlsd`` gives the link's receiver the MLSD too:
         :meth:`phy.MarginResult.serdes`, ``Receiver(mlsd=True)``). The standard's search is
-        ``phy.channel_margin(ch, ComParams.ieee_802_3dj_kr())``."""
+        ``phy.channel_margin(ch, ComParams.ieee_802_3dj_kr())``. With :attr:`host_class`, the
+        CR host's package and host PCB and the CR reference receiver
+        (:meth:`ComParams.cr_receiver`) with its floating taps and, at 106.25 GBd, its MLSD,
+        the same shortcuts otherwise (re-ranking, no ADC, 50 ohm)."""
         if self.com is not None:
             return self.com if np.isclose(self.com.baud_hz, baud_hz) else self.com.with_(baud_hz=baud_hz)
+        if self.host_class is not None:
+            return _cr_proposal(float(baud_hz), self.host_class)
         if np.isclose(baud_hz, 53.125e9):
             return ComParams.ieee_802_3ck_kr().with_(package_cases=(), dfe_float_groups=0)
         p = ComParams.ieee_802_3dj_kr().with_(package_cases=(), rx_ffe_search="rerank", rx_ffe_float_groups=0,
@@ -307,4 +337,15 @@ class Serdes:
                 "jitter": None if self.jitter is None else self.jitter.to_dict(),
                 "tx_latency_ui": self.tx_latency_ui, "rx_latency_ui": self.rx_latency_ui,
                 "energy_j_per_bit": self.energy_j_per_bit, "cdr": None if self.cdr is None else self.cdr.to_dict(),
-                "rx_impairments": None if self.rx_impairments is None else self.rx_impairments.to_dict()}
+                "rx_impairments": None if self.rx_impairments is None else self.rx_impairments.to_dict(),
+                "host_class": self.host_class}
+
+
+@functools.lru_cache(maxsize=8)
+def _cr_proposal(baud_hz: float, host_class: str) -> ComParams:
+    """:meth:`Serdes.com_params` for a CR host (made once per baud and class: a sweep asks at
+    every length)."""
+    p = ComParams.cr_receiver(baud_hz, host_class)
+    if np.isclose(baud_hz, 53.125e9):
+        return p
+    return p.with_(rx_ffe_search="rerank", adc_bits=0, r_0=50.0, r_d=50.0)

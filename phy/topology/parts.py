@@ -269,6 +269,11 @@ class SwitchAsic:
         return {**asdict(self), "serdes_power_w": self.serdes_power_w, "core_power_w": self.core_power_w}
 
 
+#: The board host that stands for an 802.3dj CR host class where a segment's far end is not a
+#: CR host (an active cable's retimer): HL, a cabled host, as a flyover; HN and HH as host PCB.
+BOARD_OF_HOST_CLASS = {"HL": "flyover", "HN": "pcb", "HH": "pcb"}
+
+
 @dataclass
 class LinkClass:
     """A kind of link (copper twinax, DSP pluggable, ...) whose figures depend on its
@@ -351,26 +356,45 @@ class LinkClass:
     @classmethod
     def copper_twinax(cls, lanes: int = 2, lane_rate_bps: float = 212.5e9, awg: float = 26, fec="KP4",
                       serdes: _link.Serdes | None = None, resolution_m: float = 0.25,
-                      retry: _link.Retry | None = None, host: str | None = "pcb",
+                      retry: _link.Retry | None = None, host: str | None = "HN",
                       host_length_m: float | None = None, crosstalk: bool = False) -> LinkClass:
-        """Passive copper, ball to ball (:func:`channels.assembly.cable_channel`): a host at
-        each end (``host="pcb"``: 125 mm of host board, 802.3's 200G COM host; ``"flyover"``;
-        None: the bare cable assembly), the connector and the plug's paddle card, ``awg``
-        foam twinax of the length, with the cable's neighbours as aggressors if
-        ``crosstalk``; die to die with COM's packages (:class:`phy.Serdes`), ``lanes`` x
+        """Passive copper: the cable assembly (:func:`channels.assembly.cable_channel`: the
+        connector and the plug's paddle card at each end, ``awg`` foam twinax of the length,
+        the cable's neighbours as aggressors if ``crosstalk``) between two hosts, ``lanes`` x
         ``lane_rate_bps`` PAM4, KP4, with the link layer ``retry`` (CRC and link-level
-        replay) if given."""
+        replay) if given.
+
+        ``host``: an 802.3dj CR host class at each end (``"HL"``, ``"HN"``, ``"HH"``, P802.3dj/D3.3
+        Table 179-23; default ``"HN"``, the nominal host: class B package, 15 mm of package
+        line 1 and 83 mm of host PCB; ``"HL"`` a cabled host near the die), held by the SerDes
+        (:attr:`phy.Serdes.host_class`: the host's package and PCB in COM's model, and the CR
+        reference receiver with its floating taps); or the board built into the channel with
+        COM's KR package at each end: ``"pcb"`` (125 mm of host board, the 200G exploratory
+        COM sheet's), ``"flyover"`` or None (the bare cable assembly)."""
+        from dataclasses import replace as _replace
+
         from channels import assembly
 
+        from ..engines.com.params import CR_HOST_CLASSES
+
         sd = serdes or _link.Serdes()
+        board = host
+        if host in CR_HOST_CLASSES:
+            sd, board = _replace(sd, host_class=host), None
+            if host_length_m is not None:
+                raise ConfigError(f"host_length_m applies to a board host ('pcb', 'flyover'); host class {host} "
+                                  "sets its own (Table 179-23)")
+        elif sd.host_class is not None and host is not None:
+            raise ConfigError(f"the serdes holds CR host class {sd.host_class}: host {host!r} would add a second "
+                              "host at each end (give host=None, or the class as host)")
 
         def spec(length_m: float) -> _link.LinkSpec:
-            ch = assembly.cable_channel(length_m, awg, host=host, host_length_m=host_length_m, crosstalk=crosstalk)
+            ch = assembly.cable_channel(length_m, awg, host=board, host_length_m=host_length_m, crosstalk=crosstalk)
             return _link.LinkSpec(channel=ch, lanes=lanes, lane_rate_bps=lane_rate_bps, serdes=sd, fec=fec,
                                   retry=retry, name=f"copper {length_m:g} m")
 
-        return cls(f"copper_{awg:g}awg{'' if host == 'pcb' else '_' + (host or 'bare')}", spec, resolution_m, "copper",
-                   kind="passive_copper", awg=awg)
+        suffix = "" if host == "HN" else "_" + (host or "bare")
+        return cls(f"copper_{awg:g}awg{suffix}", spec, resolution_m, "copper", kind="passive_copper", awg=awg)
 
     @classmethod
     def aec(cls, lanes: int = 2, lane_rate_bps: float = 212.5e9, awg: float = 26, fec="KP4",
@@ -382,13 +406,18 @@ class LinkClass:
         each equalised by the SerDes class of the link (``serdes``), their errors added
         (no FEC termination in the retimers, as 802.3's PMA-level retimers); ``retimer``
         (default :meth:`phy.PathElement.aec_retimer`, 3 ns) is counted twice for latency.
-        The retimers' energy is their SerDes's at the reach classes of the segments they
-        join (:mod:`phy.link.power`): no public power figure of a 200G-per-lane AEC was
+        A CR host class as ``host`` builds its board (:data:`BOARD_OF_HOST_CLASS`). The
+        retimers' energy is their SerDes's at the reach classes of the segments they join
+        (:mod:`phy.link.power`): no public power figure of a 200G-per-lane AEC was
         found (a 112G mixed-signal retimer draws 3 W for 8 channels, about 3.3 pJ/bit per
         channel, vendor figure; a DSP retimer more). The cable's neighbours' crosstalk is
         not modelled here."""
         from channels import assembly
 
+        from ..engines.com.params import CR_HOST_CLASSES
+
+        if host in CR_HOST_CLASSES:  # a retimer's end is not a CR host: the class's board stands in
+            host = BOARD_OF_HOST_CLASS[host]
         sd = serdes or _link.Serdes()
         rt = retimer or _link.PathElement.aec_retimer()
         if not isinstance(rt, _link.PathElement):

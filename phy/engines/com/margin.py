@@ -126,7 +126,10 @@ class MarginResult:
         """The chosen equalisation as :class:`phy.Transmitter` and :class:`phy.Receiver`, to
         run :func:`phy.simulate` or :func:`phy.statistical_eye` with: swing ``A_v``, the Tx
         edge, Rx filter, CTLE and Tx FFE of this result, and a DFE of as many taps within
-        the same limits that adapts (zero forcing) to the link it is run on."""
+        the same limits that adapts (zero forcing) to the link it is run on. Floating DFE
+        taps (:attr:`dfe_floating`) extend that DFE to the last of them: each floating
+        position within COM's value's magnitude (so the root-sum-square bound COM placed
+        them under holds), the positions between them held at zero."""
         p = self.params
         fb = p["baud_hz"]
         taps = [t for t in self.tx_ffe]
@@ -137,7 +140,13 @@ class MarginResult:
         lim = np.maximum(np.abs(p["dfe_max"]), np.abs(p["dfe_min"]))
         post = max(p["rx_ffe_post"], len(self.rx_ffe) - p["rx_ffe_pre"] - 1)  # floating taps extend it
         ffe = RxFfe(p["rx_ffe_pre"], post, tuple(self.rx_ffe) if len(self.rx_ffe) > 1 else None)
-        rx = Receiver(bandwidth_hz=p["f_r"] * fb, ctle=ctle, ffe=ffe, dfe=Dfe(len(self.dfe), None, tuple(lim)),
+        lim = list(lim[: len(self.dfe)]) + [0.0] * (len(self.dfe) - lim[: len(self.dfe)].size)
+        if self.dfe_floating:
+            last = max(int(k) for k in self.dfe_floating)
+            lim += [0.0] * (last - len(lim))
+            for k, v in self.dfe_floating.items():
+                lim[int(k) - 1] = abs(float(v))
+        rx = Receiver(bandwidth_hz=p["f_r"] * fb, ctle=ctle, ffe=ffe, dfe=Dfe(len(lim), None, tuple(lim)),
                       mlsd=bool(p.get("mlsd", False)))
         return tx, rx
 

@@ -16,7 +16,7 @@ from channels import media
 from ..._validate import integer, number
 from ...errors import ConfigError
 
-__all__ = ["ComParams", "PackageCase", "PackageLine"]
+__all__ = ["CR_HOST_CLASSES", "ComParams", "PackageCase", "PackageLine", "cr_host_line"]
 
 
 @dataclass(frozen=True)
@@ -261,6 +261,37 @@ class ComParams:
                        "IEEE P802.3dj/D3.3 Tables 179-21 to 179-24 as PyChOpMarg 3.4.0 transcribes them")
 
     @classmethod
+    def cr_receiver(cls, baud_hz: float, host_class: str = "HN") -> ComParams:
+        """The CR reference receiver with one 802.3dj CR host class at every end, the set a
+        link proposes a CR host's equalisation with (:attr:`phy.Serdes.host_class`): no test
+        cases, the host's package and partial host channel at the victim's and the
+        aggressors' ends.
+
+        At 106.25 GBd (and any baud but 53.125 GBd): :meth:`ieee_802_3dj_cr`'s values with
+        the host class of Table 179-23 (:func:`cr_host_line`) and its receiver's floating
+        Rx FFE taps (178A.1.8.1: 2 groups of 4 within 87 taps, each within 0.05). At 53.125
+        GBd: :meth:`ieee_802_3ck_kr`'s receiver with its floating DFE taps (the reference
+        code's ``N_bg`` 3, ``N_bf`` 3, ``N_f`` 40, ``bmaxg`` 0.05, ``B_float_RSS_MAX`` 0.02
+        from 25 UI) and its test-1 package (12 mm, then 1.8 mm at 92.5 ohm), behind the same
+        host class's partial host channel (Table 179-22's line, the class's PCB length): the
+        same host board at both rates, a stated assumption (802.3ck's CR sheet's host model
+        is not transcribed here). At 106.25 GBd the receiver's MLSD (178A.1.10, ``mlsd``) is on,
+        as :meth:`ieee_802_3dj_cr` has it; ``with_(mlsd=False)`` gives the DFE's slicer."""
+        if host_class not in _DJ_CR_HOSTS:
+            raise ConfigError(f"host_class must be one of {sorted(_DJ_CR_HOSTS)}, got {host_class!r}")
+        if np.isclose(baud_hz, 53.125e9):
+            ln = replace(_ck_case("", 12e-3, 12e-3, 12e-3, 12e-3).tx, host_m=_DJ_CR_HOSTS[host_class][2])
+            base = cls.ieee_802_3ck_kr()
+            name = f"802.3ck KR receiver, CR host {host_class}"
+        else:
+            ln = cr_host_line(host_class)
+            base = cls.ieee_802_3dj_cr()
+            name = f"802.3dj CR, host {host_class} at both ends"
+        p = base.with_(name=name, package_cases=(), lines=(ln, ln, ln, ln),
+                       source=base.source + f"; host class {host_class} of Table 179-23 at every end")
+        return p if np.isclose(baud_hz, p.baud_hz) else p.with_(baud_hz=baud_hz)
+
+    @classmethod
     def _dj(cls, name: str, cases: tuple, source: str) -> ComParams:
         fb = 106.25e9
         return cls(
@@ -400,6 +431,22 @@ def _dj_line(package_class: str, zp1: float, host_m: float = 0.0) -> PackageLine
 def _dj_host(host_class: str) -> PackageLine:
     k, zp1, zh = _DJ_CR_HOSTS[host_class]
     return _dj_line(k, zp1, zh)
+
+
+#: The host classes of P802.3dj/D3.3 Table 179-23 (package class, package line 1, host PCB
+#: length): HL (a cabled host near the die), HN (nominal), HH (high loss).
+CR_HOST_CLASSES = tuple(_DJ_CR_HOSTS)
+
+
+def cr_host_line(host_class: str) -> PackageLine:
+    """One end of an 802.3dj CR link as COM models it (P802.3dj/D3.3 Tables 179-22 and
+    179-23): the host class's package line (class A: line 1 then 1.8 mm at 92.5 ohm; class
+    B: line 1 then 2.0, 1.3 and 1.5 mm at 95, 100 and 78 ohm) and its partial host channel
+    (PCB line at 92.5 ohm). HL: class A, 8 mm, 22 mm of PCB; HN: class B, 15 mm, 83 mm;
+    HH: class B, 45 mm, 74 mm."""
+    if host_class not in _DJ_CR_HOSTS:
+        raise ConfigError(f"host_class must be one of {sorted(_DJ_CR_HOSTS)}, got {host_class!r}")
+    return _dj_host(host_class)
 
 
 @functools.lru_cache(maxsize=16)
