@@ -208,7 +208,7 @@ def _decode_speed(v, ns, out):
 
 def _power(v, ns, out):
     figs = re.findall(r"(\d+\.\d+) kW", v)
-    assert figs[:4] == ["5.25", "1.65", "1.65", "1.95"], v
+    assert figs[:4] == ["4.89", "1.47", "1.47", "1.95"], v
 
 
 @functools.lru_cache(maxsize=1)
@@ -238,8 +238,8 @@ def _plan(v, ns, out):
     assert plan.closes and len(plan.report_topology.tiers) == 2
     inside = [c for c in plan.choices if c["level"] == 0]
     between = [c for c in plan.choices if c["level"] == 1]
-    assert {c["class"] for c in inside} == {"copper_26awg_flyover"}
-    assert {c["class"] for c in between} == {"optical_dsp"} and min(c["length_m"] for c in between) == 4.75
+    assert {c["class"] for c in inside} == {"copper_26awg_HL"}
+    assert {c["class"] for c in between} == {"optical_cpo"} and min(c["length_m"] for c in between) == 4.75
     shortest = min(between, key=lambda c: c["length_m"])
     assert [o[1] for o in shortest["options"] if o[0].startswith(("copper", "aec"))] == [False, False]
 

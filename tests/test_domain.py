@@ -38,7 +38,7 @@ def test_one_rack_is_one_tier_and_the_radix_is_full(plans):
     assert p.tiers == 1 and p.closes
     assert p.utilisation["switch_radix"] == pytest.approx(1.0)  # the next size needs a second tier
     assert p.binding == "switch_radix"
-    assert {c["class"] for c in p.choices} == {"copper_26awg_flyover"}
+    assert {c["class"] for c in p.choices} == {"copper_26awg_HL"}
 
 
 def test_past_copper_reach_no_cable_is_passive_copper(plans, cands):
@@ -145,8 +145,9 @@ def test_bad_domain_input(cands, asic):
 
 
 def test_a_domain_whose_long_cables_never_close_still_rolls_up(cands, asic):
-    # passive copper alone at 4.6 m and more: every flit fails, so the remote route never
-    # delivers; the roll-up says so (infinite tails) instead of dividing by zero
-    p = dm.plan_domain(16, LAYOUT, (cands[0],), asic=asic)
+    # passive copper alone, board hosts with the KR package (the CR host's MLSD keeps some
+    # flits alive at 4.6 m): every flit fails, so the remote route never delivers; the
+    # roll-up says so (infinite tails) instead of dividing by zero
+    p = dm.plan_domain(16, LAYOUT, (dm.default_candidates(host="flyover")[0],), asic=asic)
     assert not p.closes and p.binding == "reach"
     assert math.isinf(p.report.loaded_s["remote"][0.3]["p99"])

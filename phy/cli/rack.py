@@ -38,11 +38,11 @@ RACK_SCHEMA = {
                           "also spelled equalisation"),
     "link.resolution_m": (float, 0.25, "cable lengths are evaluated in buckets of this size (m)"),
     # an NVL72-class tray takes its lanes to the rear connectors on flyover cables, not
-    # host board (a stated assumption; with 125 mm of host board, the preset receiver does
-    # not close 1 m at 212.5 Gb/s with COM's 3 dB in this model)
-    "link.host": (("flyover", "pcb", "none", "HL", "HN", "HH"), "flyover",
-                  "what joins the die to the cable at each end: flyover cables, 125 mm of host board, nothing, "
-                  "or an 802.3dj CR host class (Table 179-23) with the CR reference receiver"),
+    # host board: 802.3dj's cabled host class HL (a stated assumption)
+    "link.host": (("HL", "HN", "HH", "flyover", "pcb", "none"), "HL",
+                  "what joins the die to the cable at each end: an 802.3dj CR host class (Table 179-23: HL cabled, "
+                  "HN and HH board hosts) with the CR reference receiver, or flyover cables, 125 mm of host board "
+                  "or nothing in the channel with COM's KR package"),
     "uplink.kind": (("dsp", "lpo", "cpo"), "dsp", "optics of two_tier's second tier and of scale_out"),
     "uplink.lanes": (int, 2, "lanes per direction of an optical uplink"),
     "decode.params": (float, 70e9, "parameters of the dense model decoded over the fabric"),

@@ -127,7 +127,7 @@ class Layout:
 
 
 def default_candidates(lanes: int = 2, lane_rate_bps: float = 212.5e9, fec="KP4", serdes=None,
-                       host: str | None = "flyover") -> tuple:
+                       host: str | None = "HL") -> tuple:
     """The five link classes a cable may be: passive copper (26 AWG twinax, host ``host``),
     an active electrical cable (the same, a retimer in each plug), LPO, CPO and DSP
     pluggable optics, all ``lanes`` x ``lane_rate_bps`` with KP4 and the link layer; the
