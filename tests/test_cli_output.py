@@ -168,7 +168,7 @@ def test_demo_text_labels_every_figure(once, capsys):
     assert re.search(r"insertion loss \d+\.\d\d dB at 53\.125 GHz \(the cable alone; \d+\.\d\d dB die to die with "
                      r"the packages\), delay \d\.\d\d ns", text)
     assert re.search(r"post-FEC BER < 1e-30 \(target 1e-13\)", text)
-    assert re.search(r"COM \d+\.\d\d dB \(802\.3dj KR .*\): signal A_s over the noise and ISI at COM's DER_0, "
+    assert re.search(r"COM \d+\.\d\d dB \(802\.3dj CR, host HL at both ends\): signal A_s over the noise and ISI at COM's DER_0, "
                      r"against its 3 dB pass", text)
     assert "Q-factor margin over the detector error ratio" in text
     assert "BER 0 measured (95 % upper bound" in text or "95 % interval" in text

@@ -269,3 +269,20 @@ def test_eye_mlsd_claims_no_gain_below_its_resolution():
                               noise=Noise(rx_noise_rms_v=0.004), columns="sampling")
     assert eye.ser() < mlsd.RESOLVED
     assert eye.ser_mlsd() == eye.ser_dfe()
+
+
+def test_an_unresolved_mlsd_error_ratio_is_never_zero():
+    """1 m of twinax on CR hosts HL at 212.5 Gb/s: some candidates' slicers err about 1e-8,
+    where the MLSD's sums cut their tails (about 1e-13). Their MLSD error ratio is reported at
+    that resolution, never 0: a 0 won the choice and gave an 18 dB margin."""
+    import channels
+    from phy import link as lk
+
+    spec = lk.LinkSpec(channel=channels.library.get("twinax_1m_26awg"), lanes=2, lane_rate_bps=212.5e9,
+                       fec="KP4", retry=lk.Retry(), serdes=lk.Serdes.cr("HL"))
+    seg = lk.segments(spec)[0]
+    assert seg.rx.mlsd
+    assert all(der > 0 for _what, ser, der in seg.candidates if ser > 0)
+    assert any(ser > 1e-12 for _what, ser, _der in seg.candidates)  # the case is exercised
+    r = lk.evaluate_link(spec, (seg,))
+    assert r.passes and r.margin_db < 12.0

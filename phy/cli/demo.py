@@ -43,7 +43,9 @@ def run_demo(out: Path | None = None, n_ui: int = 200_000, plots: bool = True) -
     from .rack import rack_defaults, run_rack
 
     ch = channels.library.get("twinax_1m_26awg")
-    spec = lk.LinkSpec(channel=ch, lanes=2, lane_rate_bps=212.5e9, fec="KP4", retry=lk.Retry(),
+    # the cable assembly between two cabled hosts: 802.3dj CR host class HL at each end with
+    # the CR reference receiver (an NVL72-class tray's flyover cables to its rear connectors)
+    spec = lk.LinkSpec(channel=ch, lanes=2, lane_rate_bps=212.5e9, fec="KP4", retry=lk.Retry(), serdes=lk.Serdes.cr("HL"),
                        name="demo: 2 x 212.5G over 1 m twinax")
     figures = plots and out is not None
 

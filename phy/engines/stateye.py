@@ -196,12 +196,15 @@ class StatEye:
         """Symbol error ratio at the sampling point of a 1-tap MLSD in place of the DFE's
         first tap (every error of every error event; :meth:`mlsd`), at most ``1 - 1/M``.
         Where the slicer's error ratio is below what the MLSD's sums resolve
-        (:data:`phy.engines.mlsd.RESOLVED`), :meth:`ser_dfe`: no gain is claimed there."""
+        (:data:`phy.engines.mlsd.RESOLVED`), :meth:`ser_dfe`: no gain is claimed there; and
+        an MLSD error ratio below that resolution is reported at it (or at the DFE's, if
+        lower): its tails are cut there, so a smaller figure, down to 0, is not a result."""
         from .mlsd import RESOLVED
 
         if self.ser() < RESOLVED:
             return self.ser_dfe()
-        return float(min(self.mlsd().ser, 1.0 - 1.0 / self.levels.size))
+        floor = min(self.ser_dfe(), RESOLVED)
+        return float(min(max(self.mlsd().ser, floor), 1.0 - 1.0 / self.levels.size))
 
     def ber(self, column: int | None = None) -> float:
         """Bit error ratio, Gray coded: errors to a neighbouring level flip one bit of

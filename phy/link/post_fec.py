@@ -57,7 +57,10 @@ def _model(eyes: tuple[Segment, ...], der: float, modulation: str):
         start = worst.ser
         own = abs(der - min(0.5, sum(e.der for e in eyes))) <= 1e-9 * der or der <= worst.der
         if not own:
-            start = float(f"{min(der * worst.ser / worst.der, 0.5):.3g}")  # isolated errors, bursts as the eye's
+            # isolated errors, bursts as the eye's (a detector that errs less than its slicer,
+            # an MLSD whose error ratio is below what it resolves: its first errors are der's)
+            ratio = worst.ser / worst.der if worst.der > 0 else 1.0
+            start = float(f"{min(der * ratio, 0.5):.3g}")
             table = _noisier_table(eye, start)
         if table is not None:
             return _dfe_model(tuple(taps), float(f"{min(start, 0.5):.4g}"), modulation, table.tobytes(),
