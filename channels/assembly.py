@@ -42,9 +42,17 @@ def flyover(length_m: float = 0.2, awg: float = 30, *, breakout_length_m: float 
     check.number(breakout_length_m, "breakout_length_m", positive=True)
     parts = [stripline(breakout_length_m, frequency=frequency, name=f"{name}_breakout"),
              via(frequency=frequency, name=f"{name}_via"),
-             connector(length_m=3e-3, frequency=frequency, name=f"{name}_connector"),
-             twinax(length_m, awg, frequency=frequency, name=f"{name}_cable")]
+             flyover_cable(length_m, awg, frequency=frequency, name=name)]
     return cascade(*parts).renamed(name)
+
+
+def flyover_cable(length_m: float = 0.2, awg: float = 30, *, frequency=None, name: str = "flyover") -> Channel:
+    """A flyover's cable without its board breakout: the near-chip cable connector and
+    ``length_m`` of ``awg`` twinax (:func:`flyover`'s, for a host whose breakout is in the
+    SerDes's host model, such as 802.3dj's cabled host class HL)."""
+    check.number(length_m, "length_m", positive=True)
+    return cascade(connector(length_m=3e-3, frequency=frequency, name=f"{name}_connector"),
+                   twinax(length_m, awg, frequency=frequency, name=f"{name}_cable")).renamed(f"{name}_cable")
 
 
 def _host(host: str | None, host_length_m: float | None, frequency) -> Channel | None:

@@ -183,7 +183,7 @@ def test_rack_text_has_units(once, tmp_path, capsys):
     text = capsys.readouterr().out
     assert "switch ASICs 18 nvswitch" in text and "{" not in text
     assert "per accelerator 900.0 GB/s per direction" in text
-    assert "SerDes at the accelerators 1.47 kW" in text
+    assert "SerDes at the accelerators 1.51 kW" in text
     assert re.search(r"decode +dense 70B at 1 byte/param, batch 1: [\d.]+ tok/s from local hbm3e, [\d.]+ tok/s "
                      r"streamed", text)
     for raw in RAW:

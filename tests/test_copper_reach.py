@@ -144,3 +144,20 @@ def test_reach_at_212g_with_a_cabled_cr_host():
     assert any("host class HL" in n and "22 mm of host PCB" in n and "with MLSD" in n for n in one.notes)
     four = run(4.0)
     assert not four.passes and four.margin_db < one.margin_db - 5
+
+
+def test_a_cabled_host_can_carry_its_tray_flyovers_in_the_channel():
+    """NVL72's spine: CR host class HL with 0.2 m of flyover cable at each end in the channel
+    (the tray's near-chip connector to its rear connector): 2 x 0.2 m more flight and loss
+    than the bare assembly, and flyovers only with a host class."""
+    from phy import topology as tp
+    from phy.topology.builders import TRAY_FLYOVER_M, scale_up_copper
+
+    bare = tp.LinkClass.copper_twinax(host="HL").spec(1.0).channel
+    fly = scale_up_copper().spec(1.0)
+    assert fly.serdes.host_class == "HL" and TRAY_FLYOVER_M == 0.2
+    extra_s = fly.channel.delay_s - bare.delay_s
+    assert 2 * 0.2 * 3.9e-9 < extra_s < 2 * 0.2 * 4.4e-9  # foam twinax, 4.0 to 4.3 ns/m, plus connectors
+    assert fly.channel.insertion_loss_db(53.125e9) > bare.insertion_loss_db(53.125e9) + 2.0
+    with pytest.raises(phy.ConfigError, match="flyover_m goes with a CR host class"):
+        tp.LinkClass.copper_twinax(host="pcb", flyover_m=0.2)

@@ -38,7 +38,7 @@ def test_one_rack_is_one_tier_and_the_radix_is_full(plans):
     assert p.tiers == 1 and p.closes
     assert p.utilisation["switch_radix"] == pytest.approx(1.0)  # the next size needs a second tier
     assert p.binding == "switch_radix"
-    assert {c["class"] for c in p.choices} == {"copper_26awg_HL"}
+    assert {c["class"] for c in p.choices} == {"copper_26awg_HL_flyover"}
 
 
 def test_past_copper_reach_no_cable_is_passive_copper(plans, cands):

@@ -58,7 +58,7 @@ def test_nvl72_spine_length_is_about_two_miles(nvl72):
     _, r = nvl72
     miles = r.cable_length_m / 1609.344
     assert 1.5 < miles < 2.5
-    c = r.cables_by_class["copper_26awg_HL"]
+    c = r.cables_by_class["copper_26awg_HL_flyover"]
     assert 0.2 < c["min_length_m"] < c["max_length_m"] < 1.25
 
 

@@ -43,6 +43,8 @@ RACK_SCHEMA = {
                   "what joins the die to the cable at each end: an 802.3dj CR host class (Table 179-23: HL cabled, "
                   "HN and HH board hosts) with the CR reference receiver, or flyover cables, 125 mm of host board "
                   "or nothing in the channel with COM's KR package"),
+    "link.flyover_m": (float, 0.2, "with a CR host class: the tray's flyover cable at each end, near-chip "
+                       "connector to rear connector (m)"),
     "uplink.kind": (("dsp", "lpo", "cpo"), "dsp", "optics of two_tier's second tier and of scale_out"),
     "uplink.lanes": (int, 2, "lanes per direction of an optical uplink"),
     "decode.params": (float, 70e9, "parameters of the dense model decoded over the fabric"),
@@ -245,8 +247,11 @@ def build_topology(cfg: dict):
     rate = float(cfg["link.lane_rate_gbps"]) * 1e9
     fec = None if cfg["link.fec"] == "none" else cfg["link.fec"]
     host = None if cfg["link.host"] == "none" else cfg["link.host"]
+    from ..engines.com.params import CR_HOST_CLASSES
+
+    fly = float(cfg["link.flyover_m"]) if host in CR_HOST_CLASSES else None
     copper = tp.LinkClass.copper_twinax(int(cfg["link.lanes"]), rate, float(cfg["link.awg"]), fec, _serdes(cfg),
-                                        float(cfg["link.resolution_m"]), retry=Retry(), host=host)
+                                        float(cfg["link.resolution_m"]), retry=Retry(), host=host, flyover_m=fly)
     up = tp.LinkClass.optical(cfg["uplink.kind"], int(cfg["uplink.lanes"]), rate, fec)
     b = cfg["rack.builder"]
     return {"nvl72": lambda: tp.nvl72(copper), "nvl36x2": lambda: tp.nvl36x2(copper),

@@ -22,17 +22,27 @@ from .parts import SWITCH_J_PER_BIT, Accelerator, LinkClass, SwitchAsic
 __all__ = ["hgx8", "nvl36x2", "nvl72", "scale_out", "single_tier", "two_tier"]
 
 
-def scale_up_copper(lanes: int = 2, lane_rate_bps: float = 212.5e9, host: str | None = "HL") -> LinkClass:
+#: The flyover cable inside an NVL72-class tray, from the near-chip connector to the rear
+#: connector, at each end of a spine link (m): a stated assumption (no public figure; a
+#: compute or switch tray is about 0.6 m deep and its ASICs sit mid-tray).
+TRAY_FLYOVER_M = 0.2
+
+
+def scale_up_copper(lanes: int = 2, lane_rate_bps: float = 212.5e9, host: str | None = "HL",
+                    flyover_m: float | None = TRAY_FLYOVER_M) -> LinkClass:
     """The scale-up copper link: twinax with KP4 and a link layer (CRC and go-back-N
     replay, as NVLink and UALink have), from a cabled host at each end by default: 802.3dj
     CR host class HL (P802.3dj/D3.3 Table 179-23, the low-loss host: an 8 mm package line
     and 22 mm of host PCB before the cables) with the CR reference receiver, as an
     NVL72-class tray takes its lanes to the rear connectors on flyover cables rather than
-    host board (a stated assumption; ``host="HN"`` for the class's board host,
-    ``"flyover"`` or ``"pcb"`` for a board modelled in the channel with the KR package)."""
+    host board: :data:`TRAY_FLYOVER_M` of flyover cable at each end in the channel (a
+    stated assumption; ``host="HN"`` for the class's board host, ``"flyover"`` or ``"pcb"``
+    for a board modelled in the channel with the KR package, and ``flyover_m=None``)."""
+    from ..engines.com.params import CR_HOST_CLASSES
     from ..link import Retry
 
-    return LinkClass.copper_twinax(lanes=lanes, lane_rate_bps=lane_rate_bps, retry=Retry(), host=host)
+    fly = flyover_m if host in CR_HOST_CLASSES else None
+    return LinkClass.copper_twinax(lanes=lanes, lane_rate_bps=lane_rate_bps, retry=Retry(), host=host, flyover_m=fly)
 
 
 def _links(*blocks):

@@ -357,7 +357,8 @@ class LinkClass:
     def copper_twinax(cls, lanes: int = 2, lane_rate_bps: float = 212.5e9, awg: float = 26, fec="KP4",
                       serdes: _link.Serdes | None = None, resolution_m: float = 0.25,
                       retry: _link.Retry | None = None, host: str | None = "HN",
-                      host_length_m: float | None = None, crosstalk: bool = False) -> LinkClass:
+                      host_length_m: float | None = None, crosstalk: bool = False,
+                      flyover_m: float | None = None) -> LinkClass:
         """Passive copper: the cable assembly (:func:`channels.assembly.cable_channel`: the
         connector and the plug's paddle card at each end, ``awg`` foam twinax of the length,
         the cable's neighbours as aggressors if ``crosstalk``) between two hosts, ``lanes`` x
@@ -370,7 +371,13 @@ class LinkClass:
         (:attr:`phy.Serdes.host_class`: the host's package and PCB in COM's model, and the CR
         reference receiver with its floating taps); or the board built into the channel with
         COM's KR package at each end: ``"pcb"`` (125 mm of host board, the 200G exploratory
-        COM sheet's), ``"flyover"`` or None (the bare cable assembly)."""
+        COM sheet's), ``"flyover"`` or None (the bare cable assembly).
+
+        ``flyover_m``: with a CR host class, a flyover cable of this length at each end in
+        the channel, from the host's near-chip connector to the cable's
+        (:func:`channels.assembly.flyover_cable`: 30 AWG twinax; the class's host PCB stands
+        for the flyover's breakout): a tray that takes its lanes to its rear connectors on
+        cables, as NVL72's does (:func:`phy.topology.builders.scale_up_copper`)."""
         from dataclasses import replace as _replace
 
         from channels import assembly
@@ -384,16 +391,26 @@ class LinkClass:
             if host_length_m is not None:
                 raise ConfigError(f"host_length_m applies to a board host ('pcb', 'flyover'); host class {host} "
                                   "sets its own (Table 179-23)")
+        elif flyover_m is not None:
+            raise ConfigError(f"flyover_m goes with a CR host class ('HL', 'HN', 'HH'), got host {host!r}")
         elif sd.host_class is not None and host is not None:
             raise ConfigError(f"the serdes holds CR host class {sd.host_class}: host {host!r} would add a second "
                               "host at each end (give host=None, or the class as host)")
 
+        fly = None
+        if flyover_m is not None:
+            from channels import cascade
+
+            fly = assembly.flyover_cable(number(flyover_m, "flyover_m", positive=True))
+
         def spec(length_m: float) -> _link.LinkSpec:
             ch = assembly.cable_channel(length_m, awg, host=board, host_length_m=host_length_m, crosstalk=crosstalk)
+            if fly is not None:
+                ch = cascade(fly, ch, fly.reversed()).renamed(f"{ch.name}_flyover_{flyover_m:g}m")
             return _link.LinkSpec(channel=ch, lanes=lanes, lane_rate_bps=lane_rate_bps, serdes=sd, fec=fec,
                                   retry=retry, name=f"copper {length_m:g} m")
 
-        suffix = "" if host == "HN" else "_" + (host or "bare")
+        suffix = ("" if host == "HN" else "_" + (host or "bare")) + ("" if flyover_m is None else "_flyover")
         return cls(f"copper_{awg:g}awg{suffix}", spec, resolution_m, "copper", kind="passive_copper", awg=awg)
 
     @classmethod
