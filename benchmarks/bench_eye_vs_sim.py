@@ -36,18 +36,10 @@ from dataclasses import replace
 from pathlib import Path
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "channels"
-#: The shared through channels and the lane rate and modulation each was made for: the
-#: 802.3ck files at 106.25 Gb/s PAM4, the VITA 68.2 backplane (a 25G-class channel) at
-#: 25.78125 Gb/s NRZ (MANIFEST.md).
-THROUGHS = [
-    ("ieee802.3ck/C2C_PCB_SYSVIA_12dB_thru.s4p", 106.25e9, "pam4"),
-    ("ieee802.3ck/CA_19p75dB_thru.s4p", 106.25e9, "pam4"),
-    ("ieee802.3ck/DPO_4in_Meg7_THRU.s4p", 106.25e9, "pam4"),
-    ("ieee802.3ck/DPO_10in_Meg7_THRU.s4p", 106.25e9, "pam4"),
-    ("ieee802.3ck/DPO_14in_Meg7_THRU.s4p", 106.25e9, "pam4"),
-    ("ieee802.3ck/Tp0_Tp5_28p5db_FQSFP_thru.s4p", 106.25e9, "pam4"),
-    ("vita-backplane/example2_THRU.s4p", 25.78125e9, "nrz"),
-]
+TESTS = Path(__file__).resolve().parents[1] / "tests"
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
+from test_eye_vs_sim import THROUGHS  # noqa: E402  (the shared through channels, each at its own rate)
 
 
 def segment(rel: str, rate: float, modulation: str):
