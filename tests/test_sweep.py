@@ -174,7 +174,7 @@ def test_demo_numbers_are_the_library_calls(capsys):
     assert cli.main(["demo", "--no-plots", "--json", "--n-ui", "20000"]) == 0
     d = json.loads(capsys.readouterr().out)
     spec = phy.LinkSpec(channel=channels.library.get("twinax_1m_26awg"), lanes=2, lane_rate_bps=212.5e9,
-                        retry=phy.Retry())
+                        retry=phy.Retry(), serdes=phy.Serdes.cr("HL"))
     rep = phy.evaluate_link(spec)
     assert d["link"]["latency_s"] == pytest.approx(rep.latency_s, rel=1e-12)
     assert d["link"]["post_fec_ber"] == pytest.approx(rep.post_fec_ber, rel=1e-9, abs=1e-300)

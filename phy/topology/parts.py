@@ -397,15 +397,15 @@ class LinkClass:
             raise ConfigError(f"the serdes holds CR host class {sd.host_class}: host {host!r} would add a second "
                               "host at each end (give host=None, or the class as host)")
 
-        fly = None
         if flyover_m is not None:
-            from channels import cascade
-
-            fly = assembly.flyover_cable(number(flyover_m, "flyover_m", positive=True))
+            number(flyover_m, "flyover_m", positive=True)
 
         def spec(length_m: float) -> _link.LinkSpec:
             ch = assembly.cable_channel(length_m, awg, host=board, host_length_m=host_length_m, crosstalk=crosstalk)
-            if fly is not None:
+            if flyover_m is not None:  # built here, with the channel: a class costs nothing until evaluated
+                from channels import cascade
+
+                fly = assembly.flyover_cable(flyover_m)
                 ch = cascade(fly, ch, fly.reversed()).renamed(f"{ch.name}_flyover_{flyover_m:g}m")
             return _link.LinkSpec(channel=ch, lanes=lanes, lane_rate_bps=lane_rate_bps, serdes=sd, fec=fec,
                                   retry=retry, name=f"copper {length_m:g} m")
