@@ -28,6 +28,16 @@ __all__ = ["hgx8", "nvl36x2", "nvl72", "scale_out", "single_tier", "two_tier"]
 TRAY_FLYOVER_M = 0.2
 
 
+def tray_flyover_m(host: str | None) -> float | None:
+    """The tray flyover a copper class carries in its channel for ``host``:
+    :data:`TRAY_FLYOVER_M` with an 802.3dj CR host class (the SerDes holds the host, the
+    flyover cable is in the channel), None with a board host (``"flyover"`` and ``"pcb"``
+    model their own)."""
+    from ..engines.com.params import CR_HOST_CLASSES
+
+    return TRAY_FLYOVER_M if host in CR_HOST_CLASSES else None
+
+
 def scale_up_copper(lanes: int = 2, lane_rate_bps: float = 212.5e9, host: str | None = "HL",
                     flyover_m: float | None = TRAY_FLYOVER_M) -> LinkClass:
     """The scale-up copper link: twinax with KP4 and a link layer (CRC and go-back-N
@@ -38,10 +48,9 @@ def scale_up_copper(lanes: int = 2, lane_rate_bps: float = 212.5e9, host: str | 
     host board: :data:`TRAY_FLYOVER_M` of flyover cable at each end in the channel (a
     stated assumption; ``host="HN"`` for the class's board host, ``"flyover"`` or ``"pcb"``
     for a board modelled in the channel with the KR package, and ``flyover_m=None``)."""
-    from ..engines.com.params import CR_HOST_CLASSES
     from ..link import Retry
 
-    fly = flyover_m if host in CR_HOST_CLASSES else None
+    fly = flyover_m if tray_flyover_m(host) is not None else None
     return LinkClass.copper_twinax(lanes=lanes, lane_rate_bps=lane_rate_bps, retry=Retry(), host=host, flyover_m=fly)
 
 

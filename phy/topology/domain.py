@@ -157,10 +157,9 @@ def _make_candidates(lanes, lane_rate_bps, fec, serdes, host) -> tuple:
     from ..sweep.point import _preset_serdes
 
     sd = serdes or _preset_serdes(lane_rate_bps / 2, "pam4")
-    from ..engines.com.params import CR_HOST_CLASSES
-    from .builders import TRAY_FLYOVER_M
+    from .builders import tray_flyover_m
 
-    fly = TRAY_FLYOVER_M if host in CR_HOST_CLASSES else None
+    fly = tray_flyover_m(host)
     return (LinkClass.copper_twinax(lanes, lane_rate_bps, 26, fec, sd, 0.25, retry=Retry(), host=host, flyover_m=fly),
             LinkClass.aec(lanes, lane_rate_bps, 26, fec, sd, 0.5, retry=Retry(), host=host),
             LinkClass.optical("lpo", lanes, lane_rate_bps, fec), LinkClass.optical("cpo", lanes, lane_rate_bps, fec),
