@@ -313,8 +313,8 @@ def _write_exports(d: Path, topo, r) -> None:
         "astra_sim_remote_memory.json": lambda: export.astra_sim_remote_memory(r),
         "calculon_network.json": lambda: json.dumps(export.calculon_network(r), indent=2),
         "genz_icn.json": lambda: json.dumps(export.genz_icn(r), indent=2),
-        "genz_system.json": lambda: json.dumps({r.name: export.genz_system(r)}, indent=2),
-        "llmcompass_link.json": lambda: json.dumps(export.llmcompass_link(r), indent=2),
+        "genz_system.json": lambda: json.dumps(export.genz_system(r), indent=2),
+        "llmcompass_link.json": lambda: json.dumps(export.llmcompass_system(r), indent=2),
         "ns3_topology.txt": lambda: export.ns3_topology(topo, r),
         "rollup.json": lambda: export.to_json(r),
     }
