@@ -32,7 +32,7 @@ from .._validate import integer, number
 from ..errors import ConfigError
 
 __all__ = ["FIELD", "FieldFabric", "FieldFigure", "FitRates", "HANDBOOK", "OPTICAL_FIELD_FACTOR",
-           "fabric_fit", "fit_optical_factor", "link_fit", "llama3_fabric"]
+           "fabric_fit", "field_comparison", "fit_optical_factor", "link_fit", "llama3_fabric", "poisson_interval"]
 
 HOURS_PER_DAY = 24.0
 HOURS_PER_MONTH = 730.5  # 8766 h / 12
@@ -415,3 +415,53 @@ class FitRates:
 OPTICAL_FIELD_FACTOR = fit_optical_factor()
 for _name in OPTICAL_FITS:
     _SOURCES[_name] = f"{_OPT_SOURCES[_name]} {HANDBOOK[_name]:g} FIT {_field_note(OPTICAL_FIELD_FACTOR)}"
+
+
+def poisson_interval(events: float, confidence: float = 0.9) -> tuple[float, float]:
+    """The two-sided ``confidence`` interval of a Poisson count ``events`` (chi-square)."""
+    from scipy import stats
+
+    a = (1 - confidence) / 2
+    lo = 0.0 if events <= 0 else stats.chi2.ppf(a, 2 * events) / 2
+    return float(lo), float(stats.chi2.ppf(1 - a, 2 * events + 2) / 2)
+
+
+def _row(fig: FieldFigure, case: str, measured: float, ours: float, unit: str, set_: str) -> dict:
+    return {"area": "failures", "case": case, "source": fig.source, "measured": float(measured),
+            "ours": float(ours), "unit": unit, "ratio": float(ours / measured), "set": set_}
+
+
+def field_comparison(fits: FitRates | None = None) -> list[dict]:
+    """Each field figure of :data:`FIELD` against what ``fits`` (default :class:`FitRates`)
+    predicts for it, as validation rows (area, case, source, measured, ours, unit, ratio =
+    ours / measured, set: "train" for the figure the optical factor is fitted to and the
+    switch rate taken as input, "test" for held-out figures, "check" for the rest)."""
+    f = fits or FitRates()
+    hb = FitRates.handbook()
+    fab = llama3_fabric()
+    per_day = 24.0 / 1e9
+    month_pct = HOURS_PER_MONTH / 1e9 * 100
+    dr8 = f.unit_fits("dsp_optics", 8, 8)
+    module = dr8["optical_module"] + 8 * f.lasers_per_lane * dr8["laser"] + dr8["host_connector"]
+    cpo = f.optical_engine_fit + 4 * f.cpo_lasers_per_lane * f.cpo_laser_fit
+    dac_links = sum(c for _, k, c, *_ in fab.links if k == "passive_copper")
+    opt_links = sum(c for _, k, c, *_ in fab.links if k not in ("passive_copper", "aec"))
+    return [
+        _row(LLAMA3_NETWORK, f"Llama 3 job fabric: {fab.links[0][2]:,} GPUs, {fab.switches:,} switches, "
+             f"{opt_links:,} optical links",
+             LLAMA3_NETWORK.rate_per_hour * 24, fabric_fit(fab, f) * per_day, "interruptions/day", "train"),
+        _row(HPN_TOR_CRASH, "ToR switch crashes (input: switch_fit)", 0.051, f.switch_fit * month_pct,
+             "% of switches a month", "train"),
+        _row(HPN_NIC_TOR_LINK, "200G NIC-ToR optical link (2 x 100G lanes, a module each end)", 0.057,
+             link_fit("dsp_optics", 2, 2, f) * month_pct, "% of links a month", "test"),
+        _row(META_ECOC_PLUGGABLE, "800G DR8 pluggable: module, 8 lasers, host connector",
+             META_ECOC_PLUGGABLE.fit, module, "FIT", "test"),
+        _row(META_ECOC_CPO, "CPO 800G: engine share and its external laser's share", META_ECOC_CPO.fit, cpo,
+             "FIT", "test"),
+        _row(AZURE_SWITCH, "datacenter switch, every outage in the first 3 months", AZURE_SWITCH.fit,
+             f.switch_fit, "FIT", "check"),
+        _row(LLAMA3_NETWORK, "Llama 3 job fabric with the handbook rates (before calibration)",
+             LLAMA3_NETWORK.rate_per_hour * 24, fabric_fit(fab, hb) * per_day, "interruptions/day", "check"),
+        _row(LLAMA3_NETWORK, "400G DAC in-rack link vs the bound if all 35 were DACs (upper bound only)",
+             LLAMA3_NETWORK.fit / dac_links, link_fit("passive_copper", 4, 4, f), "FIT", "check"),
+    ]
