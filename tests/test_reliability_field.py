@@ -17,7 +17,6 @@ from phy.link import LinkSpec
 from phy.topology import fit_rates as fr
 from phy.topology.fit_rates import (
     HANDBOOK,
-    LLAMA3_NETWORK,
     OPTICAL_FIELD_FACTOR,
     FieldFigure,
     FitRates,

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validate import integer, number
+from .._validate import integer
 from ..errors import ConfigError
 from .fabric import Topology
 from .fit_rates import HANDBOOK, HOURS_PER_DAY, OPTICAL_FIELD_FACTOR, PI_K, FitRates, per_link_units
