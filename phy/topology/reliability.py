@@ -24,8 +24,9 @@ failure takes all its links down; the report counts those apart and adds them in
 ``interruptions_per_day``.
 
 The rates (:class:`FitRates`, :mod:`phy.topology.fit_rates`): the optical parts are handbook
-rates scaled by a field factor fitted to Llama 3's network interruptions, switches are
-Alibaba HPN's field ToR crash rate, copper is a handbook derivation without field basis.
+rates scaled by a field factor fitted to Alibaba HPN's link failures (checked against Llama
+3's network interruptions), switches are HPN's field ToR crash rate, copper is a handbook
+derivation without field basis.
 """
 
 from __future__ import annotations
@@ -285,9 +286,10 @@ def _field_note(f: FitRates) -> str:
     parts = []
     if optical:
         parts.append(f"optical rates ({', '.join(optical)}) are Telcordia SR-332 handbook rates x "
-                     f"{OPTICAL_FIELD_FACTOR:.3f}, the field factor fitted to Llama 3's 35 network switch/cable "
-                     "interruptions in 54 days on 16,384 H100s (arXiv 2407.21783 Table 5; fit in "
-                     "phy.topology.fit_rates)")
+                     f"{OPTICAL_FIELD_FACTOR:.3f}, the field factor fitted to Alibaba HPN's 0.057 % of NIC-ToR "
+                     "links failing a month (SIGCOMM 2024; fit in phy.topology.fit_rates; checked against "
+                     "Llama 3's 35 network interruptions in 54 days, arXiv 2407.21783 Table 5, and Meta's "
+                     "ECOC 2025 module MTBFs)")
     if f.switch_fit == base.switch_fit:
         parts.append("switch_fit is Alibaba HPN's field rate of ToR crashes (0.051 % a month, SIGCOMM 2024)")
     parts.append("copper (cable terminations, connector contacts, retimers) has no field basis: MIL-HDBK-217F "
