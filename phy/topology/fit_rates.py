@@ -14,7 +14,7 @@ part (:func:`llama3_fabric`, switches included) at about 1.7 times the 35 when e
 failure is taken to interrupt the job (the handbook rates: 3.1 times). The gap is what the
 fabric's redundancy absorbs: its ToR uplinks are 1:2 under-subscribed (32 per 16 GPUs), so a
 failed uplink need not stop the job; :func:`uplink_interrupt_fraction` gives the fraction of
-uplink failures that must have interrupted it for the 35 to hold (about 0.5).
+uplink failures that must have interrupted it for the 35 to hold (about 0.6).
 ``benchmarks/validate_reliability.py`` prints every figure side by side.
 
 What is counted is a hard failure: a part that fails and takes its link (or its switch) down
@@ -150,8 +150,8 @@ def llama3_fabric(n_gpus: int = 16384, gpus_per_rack: int = 16, pod_gpus: int = 
     uplinks go to 16 cluster switches a pod; 16 aggregation switches; the pod uplinks in
     proportion to the job's GPUs. The in-rack medium matters most: a rack's NICs and its ToR
     sit within DAC reach, and Meta's 2024 RoCE fabric write-up describes copper in the rack
-    (recalled, not re-read for this calibration); with optics there instead, the fitted
-    fabric holds twice the optics and its prediction doubles."""
+    (recalled, not re-read for this calibration); with optics there instead, the
+    prediction rises by half (60 to 87 hard failures in 54 days)."""
     n = integer(n_gpus, "n_gpus", 1)
     racks = math.ceil(n / integer(gpus_per_rack, "gpus_per_rack", 1))
     pods = math.ceil(n / integer(pod_gpus, "pod_gpus", 1))
