@@ -146,9 +146,9 @@ def llama3_fabric(n_gpus: int = 16384, gpus_per_rack: int = 16, pod_gpus: int = 
     Meta Scale", SIGCOMM 2024, as quoted by secondary sources; G. Lockwood's notes on Meta's
     H100 clusters say the same), the pods to aggregation switches at 1:7. Assumptions: the in-rack
     NIC-ToR run is passive copper (a 400G DAC within one rack; ``in_rack="dsp_optics"`` for
-    optics), 4 lanes of 100G; the uplinks are 400G DSP optics of 4 lanes; each ToR's 16
-    uplinks go to 16 cluster switches a pod; 16 aggregation switches; the pod uplinks in
-    proportion to the job's GPUs. The in-rack medium matters most: a rack's NICs and its ToR
+    optics), 4 lanes of 100G; the uplinks are 400G DSP optics of 4 lanes; each ToR's uplinks
+    spread over 16 cluster switches a pod; 16 aggregation switches (the chassis counts
+    weigh little: 112 of 1,136 switches); the pod uplinks in proportion to the job's GPUs. The in-rack medium matters most: a rack's NICs and its ToR
     sit within DAC reach, and Meta's 2024 RoCE fabric write-up describes copper in the rack
     (recalled, not re-read for this calibration); with optics there instead, the
     prediction rises by half (60 to 87 hard failures in 54 days)."""
