@@ -230,7 +230,9 @@ def _reliability(v, ns, out):
     from phy import topology as tp
 
     assert shows(v, "2e-4")
-    assert shows(tp.fabric_reliability(*_nvl72_on_dsp_optics()).link_down_events_per_day, "0.037")
+    dsp = tp.fabric_reliability(*_nvl72_on_dsp_optics())
+    assert shows(dsp.link_down_events_per_day, "0.020")  # optics at field-calibrated rates (Alibaba HPN)
+    assert shows(dsp.switch_failures_per_day, "3e-4")
 
 
 def _plan(v, ns, out):

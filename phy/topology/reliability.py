@@ -19,228 +19,37 @@ links is counted as the fraction each link uses, ``L / m`` at each end):
 
 A failure is one link-down event. A module, an optical engine, or a laser feeding several
 lanes takes down every link that shares it (``max(1, lanes served / L)`` links); a cable,
-a connector contact, a retimer or a fibre connector takes down its own link.
+a connector contact, a retimer or a fibre connector takes down its own link. A switch ASIC
+failure takes all its links down; the report counts those apart and adds them in
+``interruptions_per_day``.
+
+The rates (:class:`FitRates`, :mod:`phy.topology.fit_rates`): the optical parts are handbook
+rates scaled by a field factor fitted to Alibaba HPN's link failures (checked against Llama
+3's network interruptions), switches are HPN's field ToR crash rate, copper is a handbook
+derivation without field basis.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validate import integer, number
+from .._validate import integer
 from ..errors import ConfigError
 from .fabric import Topology
+from .fit_rates import HANDBOOK, HOURS_PER_DAY, OPTICAL_FIELD_FACTOR, PI_K, FitRates, per_link_units
 from .parts import LinkClass
 
-__all__ = ["COMPONENTS", "FitRates", "ReliabilityReport", "component_counts", "fabric_reliability"]
+__all__ = ["COMPONENTS", "PI_K", "FitRates", "ReliabilityReport", "component_counts", "fabric_reliability"]
 
 #: The component types counted (see the module docstring for the rules).
 COMPONENTS = ("copper_cable", "host_connector", "retimer", "optical_module", "optical_engine", "laser",
               "fibre_connector")
-HOURS_PER_DAY = 24.0
-#: MIL-HDBK-217F Notice 2 section 15.1 mating/unmating factor pi_K by cycles per 1000 hours
-#: (<= 0.05, 0.5, 5, 50, above), as RAMSTK transcribes it (constants/connection.py ``PI_K``).
-PI_K = ((0.05, 1.0), (0.5, 1.5), (5.0, 2.0), (50.0, 3.0), (math.inf, 4.0))
 DEFAULT_FRAME_BYTES = 64  # phy.Framing.ethernet(), LinkSpec's default framing
 DEFAULT_PATH_CONNECTORS = 2  # OpticalClass.dsp_pluggable/lpo/cpo default: a connector at each end of the span
-
-_SOURCES = {
-    "cable_termination_fit": "MIL-HDBK-217F N2 sect. 17.1 reflow-solder connection, ground benign (via RAMSTK)",
-    "cable_terminations_per_pair": "engineering estimate: 2 signal conductors and a drain per pair per end",
-    "connector_contact_fit": "Telcordia SR-332 printed-board edge connector, per pin (via KSY07/temp_predict)",
-    "connector_contacts_per_lane": "QSFP-DD: 76 contacts for 8 lanes",
-    "mating_cycles": "assumption: installed once",
-    "rated_mating_cycles": "QSFP-DD MSA host connector minimum (VIAVI, secondary)",
-    "service_hours": "assumption: 5 years",
-    "retimer_fit": "Siemens SN 29500-2 CMOS mixed-signal reference at Tj 70 C (TI SFFS030)",
-    "optical_module_fit": "Telcordia SR-332 transceiver >= 40 Gb/s, laser excluded by assumption",
-    "lpo_module_fit": "engineering estimate: the DSP module less its DSP (a retimer-class IC)",
-    "optical_engine_fit": "engineering estimate: a pluggable module's electronics per 800G share",
-    "laser_fit": "Telcordia SR-332 uncooled EML",
-    "lasers_per_lane": "one EML or DML per lane and end",
-    "cpo_laser_fit": "Telcordia SR-332 CW laser",
-    "cpo_lasers_per_lane": "NVIDIA: CPO uses 25% of the lasers",
-    "fibre_connector_fit": "Telcordia SR-332 optical connector, per pin (taken per fibre)",
-    "fibre_mates_per_fibre": "the path's connectors plus one at each module port",
-}
-
-
-@dataclass(frozen=True)
-class FitRates:
-    """Failure rates of a link's parts, FIT (failures per 1e9 device-hours), and the
-    connector's mating history. Sources (P primary, S secondary, EST our estimate):
-
-    Parameters
-    ----------
-    cable_termination_fit : float
-        A copper cable assembly's conductor soldered to its plug's paddle card: 0.069 FIT,
-        MIL-HDBK-217F Notice 2 section 17.1, "reflow solder" connection, ground-benign
-        environment, pi_Q = pi_E = 1 (0.000069 failures per 1e6 h, as RAMSTK's
-        ``PART_STRESS_LAMBDA_B`` transcribes it; P, old). 217F gives wire itself no failure
-        rate, only its terminations. No public FIT of a DAC or twinax assembly was found;
-        a hand-soldered termination is 2.6 FIT (same table), the upper bound.
-    cable_terminations_per_pair : float
-        Terminations per differential pair per end: 3, two signal conductors and a drain
-        (EST). A cable's FIT is ``2 ends x 2 L pairs x this x cable_termination_fit``.
-    connector_contact_fit : float
-        A host connector (cable or module to host) per contact: 0.13 FIT, Telcordia SR-332
-        "printed board, edge" generic rate per pin (sigma 0.088), as the public
-        KSY07/temp_predict transcription gives it (P via S). Cross-check: MIL-HDBK-217F N2
-        parts count, PCB edge connector, ground benign, 0.0054 per 1e6 h x pi_Q 2
-        (commercial) = 10.8 FIT a connector, against 76 x 0.13 = 9.9 FIT for a QSFP-DD.
-    connector_contacts_per_lane : float
-        9.5: a QSFP-DD's 76 contacts (module datasheets: "a 76 contact edge type
-        connector") over its 8 lanes, grounds, power and management included. A connector
-        mated pair carrying ``n`` lanes is ``n x 9.5`` contacts.
-    mating_cycles, rated_mating_cycles : float
-        Mate/unmate cycles the host connector has seen over ``service_hours`` (default 1,
-        installed once: an assumption) and its rating: 100, the QSFP-DD MSA's minimum for
-        the host connector (50 for the module side; VIAVI blog citing the MSA, S; OSFP's
-        figure not found). Wear model: the contact FIT times MIL-HDBK-217F's pi_K for the
-        cycling rate (:data:`PI_K`: 1 to 4 by cycles per 1000 h; P), times
-        ``max(1, cycles / rated)`` beyond the rating. The second factor is our stated
-        assumption (the rating is the durability test's count; no public model of the
-        failure rate beyond it was found): past it, plating wear-through is taken to raise
-        the rate in proportion to the cycles.
-    service_hours : float
-        The hours the cycles are spread over: 5 years, 43,830 h (assumption).
-    retimer_fit : float
-        A retimer IC (AEC plug): 70 FIT, Siemens SN 29500-2 reference rate for CMOS
-        digital, analog or mixed ICs at a 70 C junction, as TI's functional-safety FIT
-        report for its DP83TG720 Ethernet PHYs quotes it (TI SFFS030, 2024; P). Telcordia
-        SR-332's generic CMOS rate at 40 C, ``exp(0.55 + 0.0549 ln G + 0.00227 ln^2 G)``,
-        gives 8 to 10 FIT for 1e7 to 1e8 gates (the low end). No retimer vendor FIT found.
-    optical_module_fit : float
-        A DSP pluggable's electronics, lasers excluded: 250 FIT, Telcordia SR-332's
-        generic rate for an SFP transceiver of 40 Gb/s and above (sigma 170; via the same
-        transcription). That figure includes its one laser while an 8-lane module holds
-        more electronics; the two are taken to cancel (assumption). Cross-check: an 800G
-        DR8 module (8 lanes of 100G, the generation of that field data) is 250 + 8 x
-        ``laser_fit`` = 1,130 FIT, inside the 1,000 to 2,000 FIT (0.5 to 1 M device-hours
-        MTBF) Meta's ECOC 2025 field data gave pluggables (S).
-    lpo_module_fit : float
-        A linear pluggable: 180 FIT, the DSP module less its DSP taken at ``retimer_fit``
-        (EST; no public figure separates them).
-    optical_engine_fit : float
-        A CPO optical engine, per share of ``lanes_per_module`` lanes (800G): 250 FIT, the
-        pluggable's electronics without a host connector (EST). Cross-check: with the one
-        external laser its 4 lanes share at ``cpo_laser_fit``, 400 FIT per 800G, against
-        385 FIT (2.6 M device-hours MTBF) Meta's ECOC 2025 data gave CPO (S).
-    laser_fit, lasers_per_lane : float
-        A pluggable's laser: 110 FIT, Telcordia SR-332 "EML, uncooled" (DFB 100, cooled EML
-        300; sigma 89), one per lane and end (EML or DML). SR-332 rates are at 40 C; its
-        temperature curve 7 (0.4 eV) multiplies them by 3.7 at 70 C (give a higher FIT for
-        hot modules).
-    cpo_laser_fit, cpo_lasers_per_lane : float
-        A CPO external laser source's laser: 150 FIT, Telcordia SR-332 "CW laser"; 0.25
-        lasers per lane, NVIDIA's statement that its CPO switches use 25 % of the lasers of
-        pluggables (NVIDIA / TechInsights, P). One laser then feeds 4 lanes.
-    fibre_connector_fit : float
-        A fibre connector mated pair, per fibre: 30 FIT, Telcordia SR-332 "optical"
-        connector per pin (sigma 9.5), a pin taken as one fibre position (assumption).
-    fibre_mates_per_fibre : int or None
-        Mated pairs a fibre crosses. None: the optical path's connectors (from the class's
-        spec; 2 when it has none: the default of phy.OpticalClass) plus one at each
-        module or engine port.
-    """
-
-    cable_termination_fit: float = 0.069
-    cable_terminations_per_pair: float = 3.0
-    connector_contact_fit: float = 0.13
-    connector_contacts_per_lane: float = 76 / 8
-    mating_cycles: float = 1.0
-    rated_mating_cycles: float = 100.0
-    service_hours: float = 5 * 8766.0
-    retimer_fit: float = 70.0
-    optical_module_fit: float = 250.0
-    lpo_module_fit: float = 180.0
-    optical_engine_fit: float = 250.0
-    laser_fit: float = 110.0
-    lasers_per_lane: float = 1.0
-    cpo_laser_fit: float = 150.0
-    cpo_lasers_per_lane: float = 0.25
-    fibre_connector_fit: float = 30.0
-    fibre_mates_per_fibre: int | None = None
-
-    def __post_init__(self):
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if f.name == "fibre_mates_per_fibre":
-                if v is not None:
-                    integer(v, "FitRates.fibre_mates_per_fibre", 0, 64)
-                continue
-            strict = f.name in ("connector_contacts_per_lane", "rated_mating_cycles", "service_hours",
-                                "lasers_per_lane", "cpo_lasers_per_lane")
-            x = number(v, f"FitRates.{f.name}", positive=strict, nonneg=not strict)
-            if f.name.endswith("_fit") and x > 1e9:
-                raise ConfigError(f"FitRates.{f.name} = {x:g} FIT is more than one failure per device-hour")
-            object.__setattr__(self, f.name, x)
-        if self.mating_cycles > 1e9:
-            raise ConfigError(f"FitRates.mating_cycles must be at most 1e9, got {self.mating_cycles:g}")
-
-    @property
-    def pi_k(self) -> float:
-        """MIL-HDBK-217F's mating factor for ``mating_cycles`` over ``service_hours``."""
-        rate = self.mating_cycles / self.service_hours * 1000.0
-        return next(k for top, k in PI_K if rate <= top)
-
-    @property
-    def connector_wear(self) -> float:
-        """The factor on the connector's FIT: ``pi_K x max(1, cycles / rated)``."""
-        return self.pi_k * max(1.0, self.mating_cycles / self.rated_mating_cycles)
-
-    def unit_fits(self, kind: str, lanes: int, lanes_per_module: int) -> dict:
-        """FIT of one unit of each component a link of ``kind`` with ``lanes`` lanes per
-        direction holds (a cable, a connector mated pair, a module, a laser, a fibre
-        through one mated pair; the module's and its connector's for ``lanes_per_module``)."""
-        contact = self.connector_contact_fit * self.connector_contacts_per_lane * self.connector_wear
-        if kind in ("passive_copper", "aec"):
-            out = {"copper_cable": 2 * 2 * lanes * self.cable_terminations_per_pair * self.cable_termination_fit,
-                   "host_connector": contact * lanes}
-            if kind == "aec":
-                out["retimer"] = self.retimer_fit
-            return out
-        if kind == "cpo":
-            return {"optical_engine": self.optical_engine_fit, "laser": self.cpo_laser_fit,
-                    "fibre_connector": self.fibre_connector_fit}
-        module = self.lpo_module_fit if kind == "lpo" else self.optical_module_fit
-        return {"optical_module": module, "host_connector": contact * lanes_per_module, "laser": self.laser_fit,
-                "fibre_connector": self.fibre_connector_fit}
-
-    def defaults_used(self) -> list:
-        """The fields left at their defaults, each with its source in short."""
-        base = FitRates()
-        return [f"{f.name} = {getattr(self, f.name)!r} ({_SOURCES[f.name]})" for f in fields(self)
-                if getattr(self, f.name) == getattr(base, f.name)]
-
-    def with_(self, **changes) -> FitRates:
-        return replace(self, **changes)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
-def _per_link(kind: str, lanes: int, lpm: int, fits: FitRates, mates: int) -> tuple[dict, dict]:
-    """(units of each component per link, links one unit's failure takes down)."""
-    if kind in ("passive_copper", "aec"):
-        n = {"copper_cable": 1.0, "host_connector": 2.0}
-        if kind == "aec":
-            n["retimer"] = 2.0
-        return n, dict.fromkeys(n, 1.0)
-    share = 2.0 * lanes / lpm
-    shared = max(1.0, lpm / lanes)
-    fibres = 2.0 * lanes
-    if kind == "cpo":
-        lpl = fits.cpo_lasers_per_lane
-        n = {"optical_engine": share, "laser": 2.0 * lanes * lpl, "fibre_connector": fibres * mates}
-        return n, {"optical_engine": shared, "laser": max(1.0, 1.0 / lpl / lanes), "fibre_connector": 1.0}
-    lpl = fits.lasers_per_lane
-    n = {"optical_module": share, "host_connector": share, "laser": 2.0 * lanes * lpl,
-         "fibre_connector": fibres * mates}
-    return n, {"optical_module": shared, "host_connector": 1.0, "laser": max(1.0, 1.0 / lpl / lanes),
-               "fibre_connector": 1.0}
+_per_link = per_link_units
 
 
 _FACTS: dict = {}  # per link class: (the class, frame bytes, path connectors) from its spec
@@ -361,6 +170,17 @@ class ReliabilityReport:
     replays_per_s : float
         Link-level replays per direction (flit retry ratio x flits per second), from the
         classes with a link layer; ``replays_per_day``, ``replays_by_class``.
+    switches, switch_failures_per_day : int, float
+        The switch ASICs of the topology's tiers and their expected hard failures a day
+        (``switches x FitRates.switch_fit x 24 / 1e9``), each taking all its links down.
+    interruptions_per_day : float
+        Hard failures a day of any part of the fabric, links' parts and switches:
+        ``link_down_events_per_day + switch_failures_per_day``: an upper bound on the
+        interruptions of a synchronous job spanning the whole fabric, reached when no
+        failure is routed around. On Llama 3's job fabric it is 1.7 times the 35 network
+        interruptions in 54 days (:mod:`phy.topology.fit_rates`): about 0.6 of its redundant
+        uplinks' failures stopped the job. Link flaps that retrain are not failures and are
+        not counted.
     """
 
     name: str
@@ -381,6 +201,9 @@ class ReliabilityReport:
     replays_per_s: float
     replays_per_day: float
     replays_by_class: dict
+    switches: int
+    switch_failures_per_day: float
+    interruptions_per_day: float
     fits: FitRates
     notes: list = field(default_factory=list)
 
@@ -438,6 +261,9 @@ def fabric_reliability(topo: Topology, report=None, fits: FitRates | None = None
         if not rep.passes:
             failing.setdefault(cls.name, []).append(f"{bucket:g}")
     total = float(sum(fit_k.values()))
+    switches = int(sum(t.count for t in topo.tiers))
+    sw_day = switches * f.switch_fit * HOURS_PER_DAY / 1e9
+    notes.append(_field_note(f))
     notes.extend(sorted(unc_notes))
     notes.extend(f"{k} misses its BER target at {', '.join(v)} m: its error figures there describe links that "
                  "would not carry traffic" for k, v in failing.items())
@@ -451,7 +277,27 @@ def fabric_reliability(topo: Topology, report=None, fits: FitRates | None = None
         links_down_by_class=down_c, mtbf_hours=1e9 / total if total > 0 else math.inf,
         uncorrectable_frames_per_s=unc_s, uncorrectable_frames_per_day=unc_s * 86400.0,
         uncorrectable_by_class=unc_c, replays_per_s=rep_s, replays_per_day=rep_s * 86400.0,
-        replays_by_class=rep_c, fits=f, notes=notes)
+        replays_by_class=rep_c, switches=switches, switch_failures_per_day=sw_day,
+        interruptions_per_day=total * HOURS_PER_DAY / 1e9 + sw_day, fits=f, notes=notes)
+
+
+def _field_note(f: FitRates) -> str:
+    """Which rates are field-calibrated and from which source, which are not."""
+    base = FitRates()
+    optical = [n for n in HANDBOOK if getattr(f, n) == getattr(base, n)]
+    parts = []
+    if optical:
+        parts.append(f"optical rates ({', '.join(optical)}) are Telcordia SR-332 handbook rates x "
+                     f"{OPTICAL_FIELD_FACTOR:.3f}, the field factor fitted to Alibaba HPN's 0.057 % of NIC-ToR "
+                     "links failing a month (SIGCOMM 2024; fit in phy.topology.fit_rates; checked against "
+                     "Llama 3's 35 network interruptions in 54 days, arXiv 2407.21783 Table 5, and Meta's "
+                     "ECOC 2025 module MTBFs)")
+    if f.switch_fit == base.switch_fit:
+        parts.append("switch_fit is Alibaba HPN's field rate of ToR crashes (0.051 % a month, SIGCOMM 2024)")
+    parts.append("copper (cable terminations, connector contacts, retimers) has no field basis: MIL-HDBK-217F "
+                 "and Telcordia SR-332 handbook derivation")
+    parts.append("hard failures only: link flaps that retrain are not counted")
+    return "field calibration: " + "; ".join(parts)
 
 
 def _frame_bytes(given, cls: LinkClass, from_spec: int | None, notes: set) -> int:
