@@ -14,7 +14,7 @@ See :mod:`phy.topology.parts`, :mod:`phy.topology.fabric`, :mod:`phy.topology.bu
 :mod:`phy.topology.model`, :mod:`phy.topology.decode` and :mod:`phy.topology.export`.
 """
 
-from . import export
+from . import calibration, export
 from .builders import (
     hgx8,
     nvl36x2,
@@ -59,6 +59,7 @@ from .reliability import (
     fabric_reliability,
 )
 from .rollup import UTILISATIONS, TopologyReport, collective_time_s, rollup
+from .runtime import Runtime
 
 __all__ = [
     "DRAM_ACCESS_S",
@@ -74,6 +75,7 @@ __all__ = [
     "MemoryTier",
     "ReliabilityReport",
     "Model",
+    "Runtime",
     "SwitchAsic",
     "SwitchTier",
     "Topology",
@@ -90,6 +92,7 @@ __all__ = [
     "plan_domain",
     "latency_value",
     "mfu_crossing",
+    "calibration",
     "export",
     "hgx8",
     "latency_sweep",
