@@ -248,13 +248,13 @@ def _comm(model: Model, B: int, tp: int, ep: int, col: Collectives | None) -> tu
 
 def over_fabric(report, model: Model, batch: int = 1, *, source: str = "remote", tier: MemoryTier | None = None,
                 prefetch_bytes: float | None = None, link_efficiency: float = 1.0, context_tokens: int = 0,
-                tp: int = 1, ep: int | None = None) -> DecodeResult:
+                tp: int = 1, ep: int | None = None, runtime: Runtime | None = None) -> DecodeResult:
     """:func:`decode` on a rolled-up topology (:class:`phy.topology.TopologyReport`).
 
     ``source``: ``"local"`` (the accelerator's own memory), ``"remote"`` (the other
     accelerators' memory, over the fabric: each accelerator's bandwidth per direction and
     the farthest route's read round trip), or ``"pooled"`` (``tier``, e.g. pooled LPDDR,
-    over the fabric). Collectives run on the report's fabric.
+    over the fabric). Collectives run on the report's fabric; ``runtime`` as :func:`decode`.
     """
     from .rollup import TopologyReport
 
@@ -262,7 +262,7 @@ def over_fabric(report, model: Model, batch: int = 1, *, source: str = "remote",
         raise ConfigError(f"over_fabric needs a TopologyReport, got {type(report).__name__}")
     acc = report.accelerator
     kw = {"accelerator": acc, "prefetch_bytes": prefetch_bytes, "context_tokens": context_tokens, "tp": tp, "ep": ep,
-          "collectives": report.collectives}
+          "collectives": report.collectives, "runtime": runtime}
     rt = report.round_trip["remote"] if "remote" in report.round_trip else next(iter(report.round_trip.values()))
     fabric_rt = rt.total_s - rt.layer_totals().get("memory", 0.0)
     if source == "local":

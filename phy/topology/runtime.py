@@ -37,7 +37,8 @@ import numpy as np
 from .._validate import integer, number
 from ..errors import ConfigError
 
-__all__ = ["KERNEL_EAGER_S", "KERNEL_GRAPH_S", "STREAM_FRACTION", "Runtime", "busiest_group_experts"]
+__all__ = ["FITTED_COEFFICIENTS", "KERNEL_EAGER_S", "KERNEL_GRAPH_S", "STREAM_FRACTION", "Runtime",
+           "busiest_group_experts"]
 
 #: A small kernel's floor on an H200, back to back: 1.31 us inside a CUDA graph, 2.46 us
 #: launched one by one (RRZE-HPC/gpu-benches ``gpu-small-kernels/h200_graph.txt`` and
@@ -51,6 +52,13 @@ KERNEL_EAGER_S = 64e3 / 26e9
 #: ``gpu-stream/h100_pcie.txt``, ``gh200.txt``, full occupancy). No engine's weight stream
 #: can beat it.
 STREAM_FRACTION = 0.95
+
+#: What :func:`phy.topology.calibration.fit` returns on its training rows (4 public
+#: measurements: TensorRT-LLM Llama 3 70B FP8 on 8 and on 1 H200, SGLang DeepSeek-V3
+#: batch 1 on 8 H200, TensorRT-LLM DeepSeek-R1 on 8 B200), kept here so a decode does not
+#: refit; ``tests/test_decode_calibration.py`` refits and checks them.
+FITTED_COEFFICIENTS = {"hbm_fraction": 0.9016, "layer_s": 30.66e-6, "moe_layer_s_sglang": 482.8e-6,
+                       "moe_layer_s_trtllm": 180.0e-6}
 
 
 @dataclass(frozen=True)
@@ -120,9 +128,7 @@ class Runtime:
         B200 DeepSeek-R1 baseline (67 tok/s/user); ``gemm_fraction``
         0.7: cuBLAS-class FP8/BF16 GEMMs on Hopper reach about 70 % of the dense peak
         (the fraction is an assumption, not fitted: no training point is compute-bound)."""
-        from .calibration import fitted
-
-        c = fitted()
+        c = FITTED_COEFFICIENTS
         return cls("trtllm", c["hbm_fraction"], 0.7, 16, 7, 13, bool(cuda_graphs), c["layer_s"], c["moe_layer_s_trtllm"],
                    "kernel counts from TensorRT-LLM's layers; hbm_fraction, layer_s fitted "
                    "(phy.topology.calibration)")
@@ -133,9 +139,7 @@ class Runtime:
         and the kernels its Llama layer launches unfused: RMSNorm (fused with the residual
         add), QKV GEMM, RoPE, KV-cache write, attention, O GEMM, RMSNorm, gate-up GEMM,
         SiLU-and-multiply, down GEMM: 10 (vLLM ``model_executor/models/llama.py``)."""
-        from .calibration import fitted
-
-        c = fitted()
+        c = FITTED_COEFFICIENTS
         return cls("vllm", c["hbm_fraction"], 0.7, 16, 10, 22, bool(cuda_graphs), c["layer_s"], c["moe_layer_s_trtllm"],
                    "kernel counts from vLLM's Llama layer; hbm_fraction, layer_s fitted (phy.topology.calibration)")
 
@@ -148,9 +152,7 @@ class Runtime:
         per-token-group FP8 quantizations, 2 fused-MoE GEMMs, SiLU-and-multiply, sum,
         shared expert's 2 GEMMs and activation), and ``moe_layer_s`` fitted to SGLang's
         own batch-1 measurement (PR 2643)."""
-        from .calibration import fitted
-
-        c = fitted()
+        c = FITTED_COEFFICIENTS
         return cls("sglang-2024", c["hbm_fraction"], 0.7, 16, 10, 22, True, c["layer_s"], c["moe_layer_s_sglang"],
                    "SGLang v0.4.1 DeepSeek-V3 layers; moe_layer_s fitted to sgl-project/sglang PR 2643 batch 1")
 
