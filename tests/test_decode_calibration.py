@@ -143,10 +143,22 @@ def test_moe_layers_pay_the_fitted_routing_cost():
     col = cal._collectives("hopper")
     s = tp.decode(ds, 1, accelerator=H200, tp=8, ep=1, collectives=col, runtime=tp.Runtime.sglang_2024())
     i = tp.decode(ds, 1, accelerator=H200, tp=8, ep=1, collectives=col, runtime=tp.Runtime.ideal())
-    assert s.overhead_s >= 58 * FITTED_COEFFICIENTS["moe_layer_s_sglang"]
+    assert s.overhead_s >= 58 * 256 * FITTED_COEFFICIENTS["moe_expert_s_sglang"]
+    # the routing cost grows with the experts a layer routes over, not with the bytes
+    rt = tp.Runtime.sglang_2024()
+    assert rt.overhead_s(0, 58, 256) - rt.overhead_s(0, 58, 8) == pytest.approx(58 * 248 * rt.moe_expert_s)
     assert s.tokens_per_s < i.tokens_per_s / 10                             # software, not bytes, sets it
     # the batch-1 step's bytes alone would give over 10x the measured 30 tok/s
     assert 1 / (i.memory_s + i.comm_s) > 10 * 30.29
+
+
+def test_vllm_pays_its_host_step_once_per_step():
+    v = tp.Runtime.vllm()
+    assert v.step_s == FITTED_COEFFICIENTS["step_s_vllm"] and tp.Runtime.trtllm().step_s == 0.0
+    assert v.overhead_s(80) - v.with_(step_s=0.0).overhead_s(80) == pytest.approx(v.step_s)
+    a = tp.decode(M70, 1, accelerator=H200, runtime=v)
+    b = tp.decode(M70, 1, accelerator=H200, runtime=v.with_(step_s=0.0))
+    assert a.time_per_token_s - b.time_per_token_s == pytest.approx(v.step_s, rel=1e-9)
 
 
 def test_runtime_validation():

@@ -22,7 +22,7 @@ import numpy as np
 __all__ = ["FITTED", "MEASUREMENTS", "fit", "fitted", "operating_point", "predict", "rows"]
 
 #: The coefficients the fit solves for.
-FITTED = ("hbm_fraction", "layer_s", "moe_layer_s_sglang", "moe_layer_s_trtllm")
+FITTED = ("hbm_fraction", "layer_s", "moe_expert_s_sglang", "moe_expert_s_trtllm", "step_s_vllm")
 
 _NV_BLOG_MEDUSA = ("NVIDIA technical blog 'Low Latency Inference Chapter 1: up to 1.9x higher Llama 3.1 "
                    "performance with Medusa on HGX H200' (2024): Medusa 268 tok/s/user for 70B at >1.5x, 108 for "
@@ -67,6 +67,28 @@ MEASUREMENTS = (
          precision="bf16", tp=4, ep=None, batch=1, isl=1000, osl=1000, measured=1 / 12.9e-3,
          source="issue 33: 'vLLM measures 12.9 ms per output token for 70B BF16 on B200 TP4' (the vLLM page itself "
                 "was not re-located)", note="ISL/OSL not stated; 1000/1000 assumed"),
+    dict(id="nim-h100x2-70b-5000-500-c1", set="test", area="decode", engine="trtllm", gpu="h100",
+         model="llama3-70b", precision="fp8", tp=2, ep=None, batch=1, isl=5000, osl=500, measured=1 / 18.58e-3,
+         source="NVIDIA NIM LLM benchmarking docs (docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance): "
+                "Llama-3.3-70b-instruct NIM 1.8.0, 2 x H100 80G, fp8 TP2, 5000/500, concurrency 1: ITL 18.58 ms",
+         note="NIM runs TensorRT-LLM"),
+    dict(id="nim-h100x2-70b-500-2000-c1", set="test", area="decode", engine="trtllm", gpu="h100",
+         model="llama3-70b", precision="fp8", tp=2, ep=None, batch=1, isl=500, osl=2000, measured=1 / 18.91e-3,
+         source="NVIDIA NIM LLM benchmarking docs: same, 500/2000, concurrency 1: ITL 18.91 ms", note=""),
+    dict(id="nim-h100x2-70b-5000-500-c5", set="test", area="decode", engine="trtllm", gpu="h100",
+         model="llama3-70b", precision="fp8", tp=2, ep=None, batch=5, isl=5000, osl=500, measured=1 / 21.83e-3,
+         source="NVIDIA NIM LLM benchmarking docs: same, 5000/500, concurrency 5: ITL 21.83 ms",
+         note="concurrency 5 taken as batch 5; in-flight batching: the other 4 requests' prefills interleave",
+         inflight=True),
+    dict(id="vllm-h200x4-70b-b8", set="train", area="decode", engine="vllm", gpu="h200", model="llama3-70b-bf16",
+         precision="bf16", tp=4, ep=None, batch=8, isl=32, osl=128, measured=128 / 2.07753,
+         source="vLLM performance benchmark (buildkite.com/vllm/performance-benchmark/builds/9515): "
+                "latency_llama70B_tp4, H200, batch 8, in 32, out 128: mean latency 2077.53 ms",
+         note="end-to-end latency / 128 output tokens (the 32-token prefill included); BF16 assumed (vLLM's default)"),
+    dict(id="vllm-h200x2-mixtral-b8", set="test", area="decode", engine="vllm", gpu="h200", model="mixtral-8x7b",
+         precision="bf16", tp=2, ep=1, batch=8, isl=32, osl=128, measured=128 / 1.91744,
+         source="vLLM performance benchmark build 9515: latency_mixtral8x7B_tp2, H200, batch 8, in 32, out 128: "
+                "mean latency 1917.44 ms", note="experts tensor-parallel (vLLM's default); BF16 assumed"),
     dict(id="trtllm-h100x4-llama2-70b-prefill128", set="check", area="forward", engine="trtllm", gpu="h100",
          model="llama2-70b", precision="fp8", tp=4, ep=None, batch=128, isl=0, osl=128, measured=1 / 26e-3 * 128,
          source="NVIDIA/TensorRT-LLM docs/source/performance.md (v0.5, Oct 2023): first-token latency 26 ms, batch 1, "
@@ -97,6 +119,11 @@ def _model(name: str):
         # Llama 2 70B (Meta's config.json): 68.98 B parameters, 80 layers, d 8192, 64/8 heads, vocabulary 32,000
         return Model.dense("llama2-70b", 68.98e9, 80, d_model=8192, n_heads=64, n_kv_heads=8, head_dim=128,
                            vocab=32000)
+    if name == "mixtral-8x7b":
+        # Mixtral 8x7B (its config.json and paper): 46.7 B parameters, 12.9 B active, 8 experts, top 2,
+        # 32 layers, d 4096, 32/8 heads of 128, vocabulary 32,000; BF16
+        return Model.moe("mixtral-8x7b", 46.7e9, 12.9e9, 8, 2, 32, 2.0, "bf16", d_model=4096, n_heads=32,
+                         n_kv_heads=8, head_dim=128, vocab=32000, kv_bytes=2.0)
     if name == "deepseek-v3":
         return Model.deepseek_v3()
     if name == "deepseek-r1-nvfp4":
@@ -129,10 +156,11 @@ def _collectives(board: str):
 def _runtime(engine: str, coef: dict):
     from .runtime import Runtime
 
-    base = {"trtllm": (7, 13, coef["moe_layer_s_trtllm"]), "vllm": (10, 22, coef["moe_layer_s_trtllm"]),
-            "sglang-2024": (10, 22, coef["moe_layer_s_sglang"])}
-    kd, km, moe = base[engine]
-    return Runtime(engine, coef["hbm_fraction"], 0.7, 16, kd, km, True, coef["layer_s"], moe)
+    base = {"trtllm": (7, 13, coef["moe_expert_s_trtllm"], 0.0),
+            "vllm": (10, 22, coef["moe_expert_s_trtllm"], coef["step_s_vllm"]),
+            "sglang-2024": (10, 22, coef["moe_expert_s_sglang"], 0.0)}
+    kd, km, moe, step = base[engine]
+    return Runtime(engine, coef["hbm_fraction"], 0.7, 16, kd, km, True, coef["layer_s"], moe, step)
 
 
 def operating_point(m: dict, coef: dict) -> dict:
@@ -149,19 +177,40 @@ def operating_point(m: dict, coef: dict) -> dict:
     return kw
 
 
+def prefill_s(model, accelerator, tp: int, isl: int, runtime) -> float:
+    """One request's prefill of ``isl`` tokens (s): its matrix products and causal
+    attention at the runtime's large-GEMM fraction of the peak, or its weights read once,
+    whichever is longer."""
+    mm, _ = model.flops_per_token(0)
+    att = 4.0 * model.layers * (model.n_heads or 0) * (model.head_dim or 0) * isl / 2
+    flops = isl * (mm + att)
+    return max(flops / (tp * runtime.gemm_fraction * accelerator.flops_at(model.precision)),
+               model.weight_bytes / (tp * runtime.hbm_fraction * accelerator.memory.bandwidth_bytes_per_s))
+
+
 def predict(m: dict, coef: dict) -> float:
-    """Our tokens/s per sequence (a forward row: tokens/s of the pass) at ``m``'s point."""
+    """Our tokens/s per sequence (a forward row: tokens/s of the pass) at ``m``'s point.
+    Under in-flight batching (``inflight``), a request's steps also carry the other
+    ``batch - 1`` requests' prefills, each once per ``osl`` steps: ``(B - 1) / osl``
+    prefills per step."""
     from .decode import decode
 
     kw = operating_point(m, coef)
-    r = decode(kw.pop("model"), kw.pop("batch"), **kw)
-    return r.tokens_per_s if m["area"] == "decode" else r.aggregate_tokens_per_s
+    model, B = kw.pop("model"), kw.pop("batch")
+    r = decode(model, B, **kw)
+    if m["area"] != "decode":
+        return r.aggregate_tokens_per_s
+    t = r.time_per_token_s
+    if m.get("inflight"):
+        t += (B - 1) / m["osl"] * prefill_s(model, kw["accelerator"], m["tp"], m["isl"], kw["runtime"])
+    return 1.0 / t
 
 
 def fit(training=None) -> dict:
     """Solve for :data:`FITTED` from the training rows (default: every ``"train"`` row of
     :data:`MEASUREMENTS`): least squares on the log of our time over the measured time,
-    bounded (``hbm_fraction`` in [0.3, 1], costs in [0, 1 ms]). Returns the coefficients
+    bounded (``hbm_fraction`` in [0.3, 1], per-layer and per-expert costs in [0, 1 ms],
+    the host step in [0, 100 ms]). Returns the coefficients
     and the training residuals."""
     from scipy.optimize import least_squares
 
@@ -170,14 +219,15 @@ def fit(training=None) -> dict:
         raise ValueError("fit needs at least one training measurement")
 
     def coef_of(x):
-        return {"hbm_fraction": x[0], "layer_s": x[1] * 1e-6, "moe_layer_s_sglang": x[2] * 1e-6,
-                "moe_layer_s_trtllm": x[3] * 1e-6}
+        return {"hbm_fraction": x[0], "layer_s": x[1] * 1e-6, "moe_expert_s_sglang": x[2] * 1e-6,
+                "moe_expert_s_trtllm": x[3] * 1e-6, "step_s_vllm": x[4] * 1e-6}
 
     def resid(x):
         c = coef_of(x)
         return np.array([np.log(predict(m, c) / m["measured"]) for m in train])
 
-    sol = least_squares(resid, x0=[0.8, 20.0, 100.0, 100.0], bounds=([0.3, 0, 0, 0], [1.0, 1000.0, 1000.0, 1000.0]),
+    sol = least_squares(resid, x0=[0.8, 20.0, 1.0, 1.0, 1000.0],
+                        bounds=([0.3, 0, 0, 0, 0], [1.0, 1000.0, 1000.0, 1000.0, 100000.0]),
                         xtol=1e-12, ftol=1e-12, gtol=1e-12)
     out = coef_of(sol.x)
     out["training"] = tuple(m["id"] for m in train)

@@ -196,7 +196,7 @@ def decode(model: Model, batch: int = 1, *, accelerator: Accelerator, tier: Memo
     compute = B * (mm / rt.gemm_efficiency(B) + att / rt.gemm_fraction) / (tp * peak)
     f_bw = rt.hbm_fraction if tier == accelerator.memory else 1.0
     memory = (w_acc + kv_acc) / (f_bw * bw)
-    overhead = rt.overhead_s(model.layers - model.moe_layers, model.moe_layers)
+    overhead = rt.overhead_s(model.layers - model.moe_layers, model.moe_layers, model.experts or 0)
     comm_s, comm = _comm(model, B, tp, ep, collectives)
     t = max(compute, memory) + overhead + comm_s
     return DecodeResult(model.name, B, ctx, tp, tier.name, 1.0 / t, B / t, t, compute, memory, comm_s, comm,

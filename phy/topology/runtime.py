@@ -22,8 +22,14 @@ One decode step on one accelerator of a group of ``tp`` (:func:`phy.topology.dec
 * **Mixture of experts**: the routed experts a step touches, ``E (1 - (1 - k/E)^B)``,
   spread over ``ep`` expert groups: the busiest group sets the time (the expected
   maximum of the groups' binomial loads, :func:`busiest_group_experts`); plus
-  ``moe_layer_s`` per MoE layer for routing, token sorting and the grouped GEMM's
-  per-launch cost (fitted per engine where a public measurement exists).
+  ``moe_expert_s`` per expert and MoE layer: routing over ``E`` experts, sorting and
+  padding the tokens to each expert's block, and a grouped GEMM whose launch grid spans
+  every expert's padded block (vLLM/SGLang ``moe_align_block_size`` pads to
+  ``E (BLOCK_M - 1)`` rows), all of which grow with ``E``, not with the bytes (fitted per
+  engine where a public measurement exists).
+* **Host**: ``step_s`` per step, what the engine's scheduler and sampler add between GPU
+  steps when it does not overlap them (vLLM's, fitted; 0 for TensorRT-LLM's C++ runtime
+  and SGLang's overlap scheduler).
 """
 
 from __future__ import annotations
@@ -57,8 +63,8 @@ STREAM_FRACTION = 0.95
 #: measurements: TensorRT-LLM Llama 3 70B FP8 on 8 and on 1 H200, SGLang DeepSeek-V3
 #: batch 1 on 8 H200, TensorRT-LLM DeepSeek-R1 on 8 B200), kept here so a decode does not
 #: refit; ``tests/test_decode_calibration.py`` refits and checks them.
-FITTED_COEFFICIENTS = {"hbm_fraction": 0.9016, "layer_s": 30.66e-6, "moe_layer_s_sglang": 482.8e-6,
-                       "moe_layer_s_trtllm": 180.0e-6}
+FITTED_COEFFICIENTS = {"hbm_fraction": 0.9016, "layer_s": 30.66e-6, "moe_expert_s_sglang": 1.886e-6,
+                       "moe_expert_s_trtllm": 0.7032e-6, "step_s_vllm": 4.029e-3}
 
 
 @dataclass(frozen=True)
@@ -81,8 +87,10 @@ class Runtime:
         by one (:data:`KERNEL_EAGER_S`).
     layer_s : float
         Time each layer loses beyond its bare kernels (s).
-    moe_layer_s : float
-        Routing, sorting and grouped-GEMM fixed cost per MoE layer (s).
+    moe_expert_s : float
+        Routing, sorting and grouped-GEMM fixed cost per expert and MoE layer (s).
+    step_s : float
+        Host time per step not overlapped with the GPU (s).
     source : str
         Where the figures come from.
     """
@@ -95,7 +103,8 @@ class Runtime:
     kernels_moe: int = 0
     cuda_graphs: bool = True
     layer_s: float = 0.0
-    moe_layer_s: float = 0.0
+    moe_expert_s: float = 0.0
+    step_s: float = 0.0
     source: str = ""
 
     def __post_init__(self):
@@ -107,7 +116,8 @@ class Runtime:
         if not isinstance(self.cuda_graphs, bool):
             raise ConfigError(f"Runtime {self.name!r} cuda_graphs must be True or False, got {self.cuda_graphs!r}")
         number(self.layer_s, f"Runtime {self.name!r} layer_s", nonneg=True, hi=1.0)
-        number(self.moe_layer_s, f"Runtime {self.name!r} moe_layer_s", nonneg=True, hi=1.0)
+        number(self.moe_expert_s, f"Runtime {self.name!r} moe_expert_s", nonneg=True, hi=1.0)
+        number(self.step_s, f"Runtime {self.name!r} step_s", nonneg=True, hi=10.0)
 
     # ------------------------------------------------------------------ presets
     @classmethod
@@ -124,23 +134,26 @@ class Runtime:
         launches 13 (the TensorRT-LLM DeepSeek-R1 min-latency blog's module list: fused A
         GEMM, 2 RMSNorms, UQ_QR GEMM, UK BGEMM, RoPE+cache, attention, UV GEMM, O GEMM,
         router GEMM and top-k, shared expert, grouped GEMM pair). ``hbm_fraction`` and
-        ``layer_s`` are fitted (:func:`phy.topology.calibration.fit`), ``moe_layer_s`` to its
+        ``layer_s`` are fitted (:func:`phy.topology.calibration.fit`), ``moe_expert_s`` to its
         B200 DeepSeek-R1 baseline (67 tok/s/user); ``gemm_fraction``
         0.7: cuBLAS-class FP8/BF16 GEMMs on Hopper reach about 70 % of the dense peak
         (the fraction is an assumption, not fitted: no training point is compute-bound)."""
         c = FITTED_COEFFICIENTS
-        return cls("trtllm", c["hbm_fraction"], 0.7, 16, 7, 13, bool(cuda_graphs), c["layer_s"], c["moe_layer_s_trtllm"],
+        return cls("trtllm", c["hbm_fraction"], 0.7, 16, 7, 13, bool(cuda_graphs), c["layer_s"], c["moe_expert_s_trtllm"], 0.0,
                    "kernel counts from TensorRT-LLM's layers; hbm_fraction, layer_s fitted "
                    "(phy.topology.calibration)")
 
     @classmethod
     def vllm(cls, cuda_graphs: bool = True) -> Runtime:
         """vLLM's decode: the same fitted bandwidth and per-layer losses as :meth:`trtllm`,
-        and the kernels its Llama layer launches unfused: RMSNorm (fused with the residual
+        the kernels its Llama layer launches unfused: RMSNorm (fused with the residual
         add), QKV GEMM, RoPE, KV-cache write, attention, O GEMM, RMSNorm, gate-up GEMM,
-        SiLU-and-multiply, down GEMM: 10 (vLLM ``model_executor/models/llama.py``)."""
+        SiLU-and-multiply, down GEMM: 10 (vLLM ``model_executor/models/llama.py``), the
+        MoE cost per expert of :meth:`trtllm`, and ``step_s`` fitted to vLLM's own H200
+        Llama 3 70B latency benchmark (its scheduler and sampler run between steps)."""
         c = FITTED_COEFFICIENTS
-        return cls("vllm", c["hbm_fraction"], 0.7, 16, 10, 22, bool(cuda_graphs), c["layer_s"], c["moe_layer_s_trtllm"],
+        return cls("vllm", c["hbm_fraction"], 0.7, 16, 10, 22, bool(cuda_graphs), c["layer_s"], c["moe_expert_s_trtllm"],
+                   c["step_s_vllm"],
                    "kernel counts from vLLM's Llama layer; hbm_fraction, layer_s fitted (phy.topology.calibration)")
 
     @classmethod
@@ -150,11 +163,11 @@ class Runtime:
         (MLA: 2 GEMMs and a norm for q, 1 GEMM and a norm for the latent, 2 absorbed BMMs,
         RoPE, attention, O GEMM; MoE: router GEMM, grouped top-k, token alignment, 2
         per-token-group FP8 quantizations, 2 fused-MoE GEMMs, SiLU-and-multiply, sum,
-        shared expert's 2 GEMMs and activation), and ``moe_layer_s`` fitted to SGLang's
+        shared expert's 2 GEMMs and activation), and ``moe_expert_s`` fitted to SGLang's
         own batch-1 measurement (PR 2643)."""
         c = FITTED_COEFFICIENTS
-        return cls("sglang-2024", c["hbm_fraction"], 0.7, 16, 10, 22, True, c["layer_s"], c["moe_layer_s_sglang"],
-                   "SGLang v0.4.1 DeepSeek-V3 layers; moe_layer_s fitted to sgl-project/sglang PR 2643 batch 1")
+        return cls("sglang-2024", c["hbm_fraction"], 0.7, 16, 10, 22, True, c["layer_s"], c["moe_expert_s_sglang"],
+                   0.0, "SGLang v0.4.1 DeepSeek-V3 layers; moe_expert_s fitted to sgl-project/sglang PR 2643 batch 1")
 
     def with_(self, **changes) -> Runtime:
         return replace(self, **changes)
@@ -177,11 +190,11 @@ class Runtime:
         pad = math.ceil(m / self.m_tile) * self.m_tile
         return self.gemm_fraction * m / pad
 
-    def overhead_s(self, dense_layers: int, moe_layers: int) -> float:
-        """Kernel floors and per-layer losses of one step (s)."""
+    def overhead_s(self, dense_layers: int, moe_layers: int = 0, experts: int = 0) -> float:
+        """Kernel floors, per-layer and per-expert losses and host time of one step (s)."""
         k = self.kernel_s
         return (dense_layers * (self.kernels_dense * k + self.layer_s)
-                + moe_layers * (self.kernels_moe * k + self.layer_s + self.moe_layer_s))
+                + moe_layers * (self.kernels_moe * k + self.layer_s + experts * self.moe_expert_s) + self.step_s)
 
 
 @lru_cache(maxsize=4096)
