@@ -54,9 +54,14 @@ __all__ = ["DecodeResult", "Model", "Runtime", "balance_bandwidth", "decode", "l
 
 @dataclass(frozen=True)
 class DecodeResult:
-    """One decode operating point (s, bytes/s, bytes, FLOPs). The old names of the three
-    bandwidths, ending ``_bps`` (``tier_bandwidth_bps``, ...), are deprecated aliases kept
-    one release: they hold bytes/s, and ``_bps`` means bits/s."""
+    """One decode operating point (s, bytes/s, bytes, FLOPs). ``memory_s`` is the busiest
+    accelerator's weights and KV cache (``weight_bytes_per_accelerator``,
+    ``kv_bytes_per_accelerator``) at the achieved bandwidth, ``compute_s`` its FLOPs at the
+    batch's GEMM efficiency, ``overhead_s`` the engine's kernels, per-layer and per-expert
+    losses and host step (``runtime`` names the engine); ``weight_bytes_per_step`` and
+    ``kv_bytes_per_step`` are the whole group's. The old names of the three bandwidths,
+    ending ``_bps`` (``tier_bandwidth_bps``, ...), are deprecated aliases kept one release:
+    they hold bytes/s, and ``_bps`` means bits/s."""
 
     model: str
     batch: int
