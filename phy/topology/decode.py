@@ -21,7 +21,8 @@ accelerators sharing the model (tensor parallel; ``ep`` of them sharing the expe
   algorithm): a dense layer all-reduces its ``B d`` activations twice (after attention and
   after the MLP); a mixture-of-experts layer all-reduces once (attention) and, with
   ``ep > 1``, dispatches and combines its tokens with two all-to-alls of
-  ``B k d / ep`` activations per accelerator.
+  ``B k d / ep`` activations per accelerator; with ``ep = 1`` (experts sliced
+  tensor-parallel) it all-reduces twice, as a dense layer.
 * **Remote weights**: ``BW_eff = min(tier, link x efficiency, in flight / round trip)``:
   a stream from a remote tier delivers its bandwidth only if the link matches it and the
   reader keeps ``BW x round trip`` bytes in flight (Little's law; the round trip is the

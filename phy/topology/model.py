@@ -79,7 +79,8 @@ class Model:
         number(self.act_bytes, f"Model {self.name!r} act_bytes", positive=True)
         if self.expert_bytes_per_param is not None:
             number(self.expert_bytes_per_param, f"Model {self.name!r} expert_bytes_per_param", positive=True)
-        integer(self.first_dense_layers, f"Model {self.name!r} first_dense_layers", 0, self.layers)
+        integer(self.first_dense_layers, f"Model {self.name!r} first_dense_layers", 0,
+                self.layers - (1 if self.experts is not None else 0))
         if (self.experts is None) != (self.top_k is None):
             raise ConfigError(f"Model {self.name!r}: give both experts and top_k, or neither")
         if self.experts is not None:
