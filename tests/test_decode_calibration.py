@@ -54,7 +54,11 @@ def test_held_out_measurements_within_30_percent(rows):
     for rid in ("trtllm-h200x8-405b", "sglang-h200x8-dsv3-b8", "sglang-h200x8-dsv3-b32", "sglang-h200x8-dsv3-1k"):
         r = next(r for r in rows if r["id"] == rid)
         assert 1 / 1.3 <= r["ratio"] <= 1.3, (rid, r["ratio"])
-    assert len(good) >= 4
+    # issue 33's target: at least 8 public measurements never fitted, within 30 %, over H100, H200 and B200,
+    # dense 70B and 405B and two mixtures of experts
+    assert len(good) >= 8, [(r["id"], round(r["ratio"], 2)) for r in test]
+    assert {r["case"].split()[2] for r in good} >= {"h100", "h200", "b200"}
+    assert {r["case"].split()[0] for r in good} >= {"llama3-70b", "llama3-405b", "deepseek-v3", "mixtral-8x7b"}
     assert all(r["ratio"] == pytest.approx(1.0, abs=1e-6) for r in rows if r["set"] == "train")
 
 
