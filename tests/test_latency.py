@@ -335,11 +335,12 @@ def test_balance_the_pipe_knee_is_where_the_link_meets_the_tier():
     m = tp.Model.llama3_70b()
     for tier in (tp.MemoryTier.sram_lpu(), tp.MemoryTier.hbm3e(), tp.MemoryTier.lpddr5x()):
         k = tp.balance_bandwidth(m, 1, accelerator=acc, tier=tier, capacity_bytes=2 * m.weight_bytes,
-                                 link_efficiency=0.9)
+                                 link_efficiency=0.9, runtime=tp.Runtime.ideal())
         assert k["knee_bytes_per_s"] == pytest.approx(0.99 * tier.bandwidth_bytes_per_s / 0.9, rel=0.01)
         assert k["ceiling"].startswith(f"the {tier.name}")
         more = tp.decode(m, 1, accelerator=acc, tier=tier, capacity_bytes=2 * m.weight_bytes,
-                         link_bandwidth_bytes_per_s=4 * k["knee_bytes_per_s"], link_efficiency=0.9).tokens_per_s
+                         link_bandwidth_bytes_per_s=4 * k["knee_bytes_per_s"], link_efficiency=0.9,
+                         runtime=tp.Runtime.ideal()).tokens_per_s
         assert more <= k["tokens_per_s_at_knee"] * 1.011
 
 

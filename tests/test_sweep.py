@@ -187,9 +187,14 @@ def test_demo_numbers_are_the_library_calls(capsys):
     assert brk["fec_decode"] == pytest.approx(2 * rep.latency_breakdown_s["fec_decode"], rel=1e-12)
     assert nv["phy_floor_s"] < nv["one_way"]["total_s"] < nv["remote_read"]["total_s"] < nv["all_reduce_8b"]["time_s"]
     assert sum(nv["one_way"]["layer_totals_s"].values()) == pytest.approx(nv["one_way"]["total_s"], rel=1e-12)
-    # Llama 3 70B, FP8: 70.6 GB of weights at 8 TB/s
-    assert d["decode_70b_fp8"]["local_hbm_tokens_per_s"] == pytest.approx(8e12 / 70.6e9, rel=1e-9)
-    assert d["decode_70b_fp8"]["tp8_tokens_per_s"] > 4 * d["decode_70b_fp8"]["local_hbm_tokens_per_s"]
+    # Llama 3 70B, FP8: 70.6 GB of weights at 8 TB/s is the roof; the calibrated engine (its achieved
+    # bandwidth and kernels, issue 33) stays under it
+    from phy import topology as tp
+    cal70 = tp.decode(tp.Model.llama3_70b(), accelerator=tp.Accelerator.gb200()).tokens_per_s
+    assert d["decode_70b_fp8"]["local_hbm_tokens_per_s"] == pytest.approx(cal70, rel=1e-9)
+    assert 0.5 * 8e12 / 70.6e9 < cal70 < 8e12 / 70.6e9
+    # TP8 splits the bytes, not each layer's kernels (measured on H200: 175 against 51 tok/s, 3.4x)
+    assert d["decode_70b_fp8"]["tp8_tokens_per_s"] > 2 * d["decode_70b_fp8"]["local_hbm_tokens_per_s"]
     assert d["time_domain"]["n_ui"] == 20000
 
 

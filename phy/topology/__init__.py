@@ -16,7 +16,7 @@ See :mod:`phy.topology.parts`, :mod:`phy.topology.fabric`, :mod:`phy.topology.bu
 public field data: Llama 3's network interruptions, Alibaba HPN's ToR crashes).
 """
 
-from . import export
+from . import calibration, export
 from .builders import (
     hgx8,
     nvl36x2,
@@ -61,6 +61,7 @@ from .reliability import (
     fabric_reliability,
 )
 from .rollup import UTILISATIONS, TopologyReport, collective_time_s, rollup
+from .runtime import Runtime
 
 __all__ = [
     "DRAM_ACCESS_S",
@@ -76,6 +77,7 @@ __all__ = [
     "MemoryTier",
     "ReliabilityReport",
     "Model",
+    "Runtime",
     "SwitchAsic",
     "SwitchTier",
     "Topology",
@@ -92,6 +94,7 @@ __all__ = [
     "plan_domain",
     "latency_value",
     "mfu_crossing",
+    "calibration",
     "export",
     "hgx8",
     "latency_sweep",

@@ -10,13 +10,19 @@ accelerators sharing the model (tensor parallel; ``ep`` of them sharing the expe
 * **Bytes**: the weights the step touches (a mixture of experts touches
   ``W_shared + (1 - (1 - k/E)^B) W_experts``), the KV cache read, ``B c`` tokens of
   ``2 L n_kv d_head`` elements (:attr:`Model.kv_bytes_per_token`).
-* **Time**: ``max(FLOPs / (tp F), bytes / (tp BW_eff)) + t_comm``; the collectives sit on
-  the critical path between layers, so nothing hides them.
+* **Time**: ``max(FLOPs / (tp F eff(B)), bytes / (tp f_bw BW_eff)) + t_kernels + t_comm``
+  under an engine's :class:`~phy.topology.runtime.Runtime` (default
+  :meth:`Runtime.trtllm`, calibrated to public measurements in
+  :mod:`phy.topology.calibration`; :meth:`Runtime.ideal` is the bare roofline): the
+  achieved HBM fraction ``f_bw``, GEMM efficiency against the batch, each layer's kernels
+  and losses, a mixture of experts' busiest expert group. The collectives sit on the
+  critical path between layers, so nothing hides them.
 * **Collectives** (:class:`phy.latency.Collectives`, every layer and the fastest
   algorithm): a dense layer all-reduces its ``B d`` activations twice (after attention and
   after the MLP); a mixture-of-experts layer all-reduces once (attention) and, with
   ``ep > 1``, dispatches and combines its tokens with two all-to-alls of
-  ``B k d / ep`` activations per accelerator.
+  ``B k d / ep`` activations per accelerator; with ``ep = 1`` (experts sliced
+  tensor-parallel) it all-reduces twice, as a dense layer.
 * **Remote weights**: ``BW_eff = min(tier, link x efficiency, in flight / round trip)``:
   a stream from a remote tier delivers its bandwidth only if the link matches it and the
   reader keeps ``BW x round trip`` bytes in flight (Little's law; the round trip is the
@@ -41,16 +47,22 @@ from ..latency import Collectives, bytes_in_flight
 from ._aliases import add_aliases, keyword_alias, with_key_aliases
 from .model import Model
 from .parts import Accelerator, MemoryTier
+from .runtime import Runtime, busiest_group_experts
 
-__all__ = ["DecodeResult", "Model", "balance_bandwidth", "decode", "latency_sweep", "latency_value",
+__all__ = ["DecodeResult", "Model", "Runtime", "balance_bandwidth", "decode", "latency_sweep", "latency_value",
            "mfu_crossing", "over_fabric"]
 
 
 @dataclass(frozen=True)
 class DecodeResult:
-    """One decode operating point (s, bytes/s, bytes, FLOPs). The old names of the three
-    bandwidths, ending ``_bps`` (``tier_bandwidth_bps``, ...), are deprecated aliases kept
-    one release: they hold bytes/s, and ``_bps`` means bits/s."""
+    """One decode operating point (s, bytes/s, bytes, FLOPs). ``memory_s`` is the busiest
+    accelerator's weights and KV cache (``weight_bytes_per_accelerator``,
+    ``kv_bytes_per_accelerator``) at the achieved bandwidth, ``compute_s`` its FLOPs at the
+    batch's GEMM efficiency, ``overhead_s`` the engine's kernels, per-layer and per-expert
+    losses and host step (``runtime`` names the engine); ``weight_bytes_per_step`` and
+    ``kv_bytes_per_step`` are the whole group's. The old names of the three bandwidths,
+    ending ``_bps`` (``tier_bandwidth_bps``, ...), are deprecated aliases kept one release:
+    they hold bytes/s, and ``_bps`` means bits/s."""
 
     model: str
     batch: int
@@ -79,6 +91,10 @@ class DecodeResult:
     bytes_in_flight_needed: float
     latency_hidden: bool
     memory_energy_j_per_step: float
+    overhead_s: float = 0.0
+    runtime: str = "ideal"
+    weight_bytes_per_accelerator: float = 0.0
+    kv_bytes_per_accelerator: float = 0.0
 
     def to_dict(self) -> dict:
         return with_key_aliases(asdict(self), _DECODE_ALIASES)
@@ -94,7 +110,7 @@ def decode(model: Model, batch: int = 1, *, accelerator: Accelerator, tier: Memo
            link_bandwidth_bytes_per_s: float | None = None, link_round_trip_s: float = 0.0,
            link_efficiency: float = 1.0, prefetch_bytes: float | None = None, context_tokens: int = 0, tp: int = 1,
            ep: int | None = None, collectives: Collectives | None = None, capacity_bytes: float | None = None,
-           **deprecated) -> DecodeResult:
+           runtime: Runtime | None = None, **deprecated) -> DecodeResult:
     """Decode speed of ``model`` at ``batch`` with weights in ``tier`` (default: the
     accelerator's own memory), on ``tp`` accelerators.
 
@@ -118,6 +134,18 @@ def decode(model: Model, batch: int = 1, *, accelerator: Accelerator, tier: Memo
     capacity_bytes : float, optional
         Memory the weights and KV cache may occupy (default: the tier's capacity times
         ``tp``).
+    runtime : Runtime, optional
+        The engine's costs (default :meth:`Runtime.trtllm`, calibrated;
+        :meth:`Runtime.ideal` for the bare roofline). Its achieved HBM fraction applies to
+        the accelerator's own memory; a remote tier's stream takes ``link_efficiency``.
+
+    Notes
+    -----
+    Each accelerator reads its share of the weights: the shared ones over ``tp``, and the
+    routed experts of its expert group (``ep`` groups, each expert sliced over ``tp/ep``),
+    the busiest group setting the time. A KV cache with ``n_kv_heads`` is split over at
+    most that many accelerators; one given per token without heads (multi-head latent
+    attention) is one latent head, read whole by each.
     """
     if deprecated:
         extra = set(deprecated) - {"link_bandwidth_bps"}
@@ -141,6 +169,11 @@ def decode(model: Model, batch: int = 1, *, accelerator: Accelerator, tier: Memo
     rtt = tier.latency_s + number(link_round_trip_s, "link_round_trip_s", nonneg=True)
     if (tp > 1 or (model.experts is not None and ep > 1)) and collectives is None:
         raise ConfigError("tp or ep > 1 needs the fabric's collectives (a TopologyReport's .collectives)")
+    rt = Runtime.trtllm() if runtime is None else runtime
+    if not isinstance(rt, Runtime):
+        raise ConfigError(f"runtime must be a phy.topology.Runtime, got {type(rt).__name__}")
+    if model.experts is not None and ep > model.experts:
+        raise ConfigError(f"ep={ep} exceeds the model's {model.experts} experts")
     if collectives is not None and not isinstance(collectives, Collectives):
         raise ConfigError(f"collectives must be a phy.latency.Collectives, got {type(collectives).__name__}")
     cap = tier.capacity_bytes * tp if capacity_bytes is None else number(capacity_bytes, "capacity_bytes", positive=True)
@@ -162,17 +195,37 @@ def decode(model: Model, batch: int = 1, *, accelerator: Accelerator, tier: Memo
             hidden = False
             bw = depth / rtt
     w_bytes = model.touched_bytes(B)
+    w_acc, kv_acc = _per_accelerator(model, B, tp, ep, kv)
     mm, att = model.flops_per_token(ctx)
     flops = B * (mm + att)
     peak = accelerator.flops_at(model.precision)
-    compute = flops / (tp * peak)
-    memory = (w_bytes + kv) / (tp * bw)
+    compute = B * (mm / rt.gemm_efficiency(B) + att / rt.gemm_fraction) / (tp * peak)
+    f_bw = rt.hbm_fraction if tier == accelerator.memory else 1.0
+    memory = (w_acc + kv_acc) / (f_bw * bw)
+    overhead = rt.overhead_s(model.layers - model.moe_layers, model.moe_layers, model.experts or 0)
     comm_s, comm = _comm(model, B, tp, ep, collectives)
-    t = max(compute, memory) + comm_s
+    t = max(compute, memory) + overhead + comm_s
     return DecodeResult(model.name, B, ctx, tp, tier.name, 1.0 / t, B / t, t, compute, memory, comm_s, comm,
                         "compute" if compute >= memory else "memory", flops, B * att, flops / (t * tp * peak),
                         w_bytes, kv, w_bytes + kv, tier.bandwidth_bytes_per_s, link, bw, balanced, rtt, need, hidden,
-                        (w_bytes + kv) * tier.energy_j_per_byte)
+                        (w_bytes + kv) * tier.energy_j_per_byte, overhead, rt.name, w_acc, kv_acc)
+
+
+def _per_accelerator(model: Model, B: int, tp: int, ep: int, kv: float) -> tuple[float, float]:
+    """Weight and KV-cache bytes the busiest accelerator reads in one step."""
+    if model.experts is None:
+        w = model.weight_bytes / tp
+    else:
+        groups = min(ep, model.experts)
+        busiest = busiest_group_experts(model.experts, model.top_k, B, groups)
+        w = model.shared_bytes / tp + model.moe_layers * busiest * model.expert_bytes * groups / max(tp, groups)
+    if model.n_kv_heads is not None:
+        shards = min(tp, model.n_kv_heads)
+    elif model.kv_bytes_per_token is not None:
+        shards = 1                      # one latent head (MLA): every accelerator reads it whole
+    else:
+        shards = tp
+    return w, kv / shards
 
 
 def _comm(model: Model, B: int, tp: int, ep: int, col: Collectives | None) -> tuple[float, dict]:
@@ -185,7 +238,7 @@ def _comm(model: Model, B: int, tp: int, ep: int, col: Collectives | None) -> tu
     if d is None and (tp > 1 or ep > 1):
         raise ConfigError(f"model {model.name!r} needs d_model for the size of its collectives")
     if tp > 1:
-        n = model.layers * (2 if model.experts is None else 1)
+        n = model.layers * (2 if model.experts is None or ep == 1 else 1)
         ct = col.time("all_reduce", B * d * model.act_bytes, tp)
         out["all_reduce"] = {"count": n, "size_bytes": ct.size_bytes, "each_s": ct.time_s,
                              "algorithm": ct.algorithm, "protocol": ct.protocol}
@@ -201,13 +254,13 @@ def _comm(model: Model, B: int, tp: int, ep: int, col: Collectives | None) -> tu
 
 def over_fabric(report, model: Model, batch: int = 1, *, source: str = "remote", tier: MemoryTier | None = None,
                 prefetch_bytes: float | None = None, link_efficiency: float = 1.0, context_tokens: int = 0,
-                tp: int = 1, ep: int | None = None) -> DecodeResult:
+                tp: int = 1, ep: int | None = None, runtime: Runtime | None = None) -> DecodeResult:
     """:func:`decode` on a rolled-up topology (:class:`phy.topology.TopologyReport`).
 
     ``source``: ``"local"`` (the accelerator's own memory), ``"remote"`` (the other
     accelerators' memory, over the fabric: each accelerator's bandwidth per direction and
     the farthest route's read round trip), or ``"pooled"`` (``tier``, e.g. pooled LPDDR,
-    over the fabric). Collectives run on the report's fabric.
+    over the fabric). Collectives run on the report's fabric; ``runtime`` as :func:`decode`.
     """
     from .rollup import TopologyReport
 
@@ -215,7 +268,7 @@ def over_fabric(report, model: Model, batch: int = 1, *, source: str = "remote",
         raise ConfigError(f"over_fabric needs a TopologyReport, got {type(report).__name__}")
     acc = report.accelerator
     kw = {"accelerator": acc, "prefetch_bytes": prefetch_bytes, "context_tokens": context_tokens, "tp": tp, "ep": ep,
-          "collectives": report.collectives}
+          "collectives": report.collectives, "runtime": runtime}
     rt = report.round_trip["remote"] if "remote" in report.round_trip else next(iter(report.round_trip.values()))
     fabric_rt = rt.total_s - rt.layer_totals().get("memory", 0.0)
     if source == "local":

@@ -37,6 +37,13 @@ class Model:
         The attention shape (for attention FLOPs, the KV cache and the all-reduce size).
     kv_bytes, act_bytes : float
         Bytes per KV-cache element and per activation exchanged by the collectives.
+    expert_bytes_per_param : float, optional
+        Bytes per expert parameter when the experts are stored in another precision than
+        the rest (e.g. NVFP4 experts, 4 bits and an FP8 scale per 16: 0.5625, beside BF16
+        attention); default ``bytes_per_param``.
+    first_dense_layers : int
+        Layers of a mixture of experts whose feed-forward is dense (DeepSeek-V3: the first
+        3 of 61); they launch a dense layer's kernels, not the routed experts'.
     """
 
     name: str
@@ -55,6 +62,8 @@ class Model:
     vocab: int | None = None
     kv_bytes: float = 1.0
     act_bytes: float = 2.0
+    expert_bytes_per_param: float | None = None
+    first_dense_layers: int = 0
 
     def __post_init__(self):
         number(self.params, f"Model {self.name!r} params", positive=True)
@@ -68,6 +77,10 @@ class Model:
                 integer(getattr(self, k), f"Model {self.name!r} {k}", 1)
         number(self.kv_bytes, f"Model {self.name!r} kv_bytes", positive=True)
         number(self.act_bytes, f"Model {self.name!r} act_bytes", positive=True)
+        if self.expert_bytes_per_param is not None:
+            number(self.expert_bytes_per_param, f"Model {self.name!r} expert_bytes_per_param", positive=True)
+        integer(self.first_dense_layers, f"Model {self.name!r} first_dense_layers", 0,
+                self.layers - (1 if self.experts is not None else 0))
         if (self.experts is None) != (self.top_k is None):
             raise ConfigError(f"Model {self.name!r}: give both experts and top_k, or neither")
         if self.experts is not None:
@@ -115,13 +128,17 @@ class Model:
                    n_kv_heads=8, head_dim=128, vocab=128256, kv_bytes=bytes_per_param)
 
     @classmethod
-    def deepseek_v3(cls) -> Model:
-        """DeepSeek-V3: 671 B parameters, 37 B active, 61 layers, d_model 7168, 256 routed
-        experts of which 8 are used (and one shared), 128 heads; its multi-head latent
-        attention caches 512 + 64 elements per token and layer (arXiv 2412.19437 and its
-        ``config.json``); FP8 weights and cache."""
-        m = cls.moe("deepseek-v3", 671e9, 37e9, 256, 8, 61, 1.0, "fp8", kv_bytes_per_token=61 * 576 * 1.0,
-                    d_model=7168, n_heads=128, head_dim=128, vocab=129280)
+    def deepseek_v3(cls, bytes_per_param: float = 1.0, precision: str = "fp8",
+                    expert_bytes_per_param: float | None = None, kv_bytes: float = 1.0) -> Model:
+        """DeepSeek-V3 (and R1, the same network): 671 B parameters, 37 B active, 61 layers
+        of which the first 3 are dense, d_model 7168, 256 routed experts of which 8 are used
+        (and one shared), 128 heads; its multi-head latent attention caches 512 + 64
+        elements per token and layer, one latent head shared by all query heads (arXiv
+        2412.19437 and its ``config.json``); FP8 weights and cache by default.
+        ``expert_bytes_per_param`` stores the experts apart (NVFP4: 0.5625)."""
+        m = cls.moe("deepseek-v3", 671e9, 37e9, 256, 8, 61, bytes_per_param, precision,
+                    kv_bytes_per_token=61 * 576 * kv_bytes, d_model=7168, n_heads=128, head_dim=128, vocab=129280,
+                    kv_bytes=kv_bytes, expert_bytes_per_param=expert_bytes_per_param, first_dense_layers=3)
         return m
 
     # ------------------------------------------------------------------ footprint
@@ -133,8 +150,30 @@ class Model:
         return self.params - self.expert_params * (1 - self.top_k / self.experts)
 
     @property
+    def expert_bpp(self) -> float:
+        """Bytes per expert parameter."""
+        return self.bytes_per_param if self.expert_bytes_per_param is None else float(self.expert_bytes_per_param)
+
+    @property
     def weight_bytes(self) -> float:
-        return self.params * self.bytes_per_param
+        return (self.params - self.expert_params) * self.bytes_per_param + self.expert_params * self.expert_bpp
+
+    @property
+    def moe_layers(self) -> int:
+        """Layers with routed experts (0 for a dense model)."""
+        return 0 if self.experts is None else self.layers - self.first_dense_layers
+
+    @property
+    def expert_bytes(self) -> float:
+        """One expert of one layer (bytes): the expert parameters spread over the MoE layers."""
+        if self.experts is None:
+            return 0.0
+        return self.expert_params * self.expert_bpp / (self.moe_layers * self.experts)
+
+    @property
+    def shared_bytes(self) -> float:
+        """Weights every token reads: all but the routed experts (bytes)."""
+        return (self.params - self.expert_params) * self.bytes_per_param
 
     @property
     def kv_per_token_bytes(self) -> float:
@@ -151,7 +190,7 @@ class Model:
         if self.experts is None:
             return self.weight_bytes
         frac = 1.0 - (1.0 - self.top_k / self.experts) ** B
-        return ((self.params - self.expert_params) + frac * self.expert_params) * self.bytes_per_param
+        return self.shared_bytes + frac * self.expert_params * self.expert_bpp
 
     def flops_per_token(self, context_tokens: int = 0) -> tuple[float, float]:
         """(matrix-product FLOPs, attention FLOPs) of one token at ``context_tokens``."""

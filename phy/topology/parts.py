@@ -172,6 +172,26 @@ class Accelerator:
                    MemoryTier("hbm3e", 4.8e12, 141e9, DRAM_ACCESS_S), Endpoint.nvlink(),
                    Software().with_(switch_efficiency=0.85), 1000.0)
 
+    @classmethod
+    def h100(cls) -> Accelerator:
+        """An H100 SXM GPU: dense 1.979 PF FP8 and 0.989 PF BF16, 80 GB of HBM3 at
+        3.35 TB/s (NVIDIA H100 datasheet, SXM column, the sparsity figures halved; the same
+        figures in modal.com/gpu-glossary/perf/memory-bandwidth); in-switch reduction at
+        NCCL's Hopper efficiency, 0.85; 700 W (the SXM part's maximum TDP, same datasheet)."""
+        return cls("h100", {"fp8": 1.979e15, "bf16": 0.989e15},
+                   MemoryTier("hbm3", 3.35e12, 80e9, DRAM_ACCESS_S), Endpoint.nvlink(),
+                   Software().with_(switch_efficiency=0.85), 700.0)
+
+    @classmethod
+    def b200(cls) -> Accelerator:
+        """A B200 GPU of an HGX/DGX B200: dense 9 PF FP4, 4.5 PF FP8, 2.25 PF BF16
+        (modal.com/gpu-glossary/perf/memory-bandwidth; NVIDIA's DGX B200 figures, 72 PF FP8
+        and 144 PF FP4 with sparsity for 8 GPUs, halved); 180 GB of HBM3e per GPU at 8 TB/s
+        (DGX B200: 1,440 GB and 64 TB/s for 8 GPUs); access 399 ns (:data:`DRAM_ACCESS_S`,
+        860 cycles measured on B200); 1,000 W (MLPerf system file "TGP 1000W")."""
+        return cls("b200", {"fp4": 9e15, "fp8": 4.5e15, "bf16": 2.25e15},
+                   MemoryTier("hbm3e", 8e12, 180e9, DRAM_ACCESS_S), power_w=1000.0)
+
     def flops_at(self, precision: str) -> float:
         if precision not in self.flops:
             raise ConfigError(f"Accelerator {self.name!r} has no {precision!r} FLOP/s; it has {', '.join(self.flops)}")
