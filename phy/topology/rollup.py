@@ -229,7 +229,8 @@ def rollup(topo: Topology, *, utilisations=UTILISATIONS, workers: int | None = 1
     notes.extend(power.notes)
     path = "remote" if "remote" in ow else next(iter(ow))
     col = Collectives(ow[path], float(per_acc.min()) if per_acc.min() > 0 else float(per_acc.max() or 1.0),
-                      acc.endpoint, acc.software, rt[path], name=topo.name)
+                      acc.endpoint, acc.software, rt[path], name=topo.name,
+                      links=max(1, min(64, int(np.bincount(acc_end[lvl0], minlength=n).min()))))
     return TopologyReport(
         name=topo.name, accelerator=acc, n_accelerators=n, n_switches={t.name: t.count for t in topo.tiers},
         accel_bandwidth_bytes_per_s=float(per_acc.min()), accel_bandwidth_mean_bytes_per_s=float(per_acc.mean()),
