@@ -243,13 +243,19 @@ class Collectives:
     def time(self, kind: str, size_bytes: float, p: int, *, algorithm: str | None = None,
              protocol: str | None = None) -> CollectiveTime:
         """The time of ``kind`` over ``p`` accelerators of ``size_bytes`` each, with the
-        algorithm and protocol NCCL picks (:meth:`choice`), or the ones given (the fastest
-        of those left open)."""
+        algorithm and protocol NCCL picks (:meth:`choice`), or the ones given: a forced
+        ring or tree keeps NCCL's protocol for it (as ``NCCL_ALGO`` does); otherwise the
+        fastest of those left open."""
         if algorithm is None and protocol is None:
             S = number(size_bytes, "size_bytes", nonneg=True)
             p = integer(p, "p", 1, 10**7)
             a, pr = self.choice(kind, S, p)
             return self._one(kind, a, pr, S, p) if p > 1 else self.candidates(kind, S, p)[0]
+        algorithm = ALIASES.get(algorithm, algorithm)
+        if (protocol is None and kind in ("all_reduce", "all_gather", "reduce_scatter") and algorithm in ("ring", "tree")
+                and not self.software.symmetric and integer(p, "p", 1, 10**7) > 1):
+            # NCCL_ALGO forced: NCCL's tuner still picks the protocol
+            protocol = self.tuner.pick(kind, number(size_bytes, "size_bytes", nonneg=True), p, algorithm)[1]
         return min(self.candidates(kind, size_bytes, p, algorithm=algorithm, protocol=protocol),
                    key=lambda t: t.time_s)
 

@@ -184,12 +184,15 @@ class NcclTuner:
             bw *= _TREE_CORRECTION[protocol][log_size]
         return lat + n / (1000.0 * bw)
 
-    def pick(self, kind: str, size_bytes: float, p: int) -> tuple:
+    def pick(self, kind: str, size_bytes: float, p: int, algorithm: str | None = None) -> tuple:
         """NCCL's (algorithm, protocol) for ``kind`` of ``size_bytes`` per GPU on ``p``
-        GPUs: the least :meth:`time_us` (the first in NCCL's order on a tie)."""
+        GPUs: the least :meth:`time_us` (the first in NCCL's order on a tie); with
+        ``algorithm``, its protocol when that algorithm is forced (``NCCL_ALGO``)."""
         S = number(size_bytes, "size_bytes", nonneg=True)
         best, key = None, math.inf
         for (a, pr) in self.table(kind, p):
+            if algorithm is not None and a != algorithm:
+                continue
             t = self.time_us(kind, a, pr, S, p)
             if t < key:
                 best, key = (a, pr), t
