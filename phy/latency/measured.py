@@ -30,6 +30,10 @@ MEASUREMENTS = (
     dict(area="all_reduce", fabric="h100", p=2, size=128, quantity="time_s", value=5.56e-6, algorithm="nvls",
          symmetric=False, software="NCCL 2.20.5, CUDA graphs, NCCL_ALGO=NVLS, H100", set="test",
          source="NVIDIA/nccl issue 1259"),
+    *(dict(area="all_reduce", fabric="h100", p=8, size=s, quantity="time_s", value=v, algorithm=None,
+           symmetric=False, software="nccl-tests all_reduce_perf, NCCL default, 8 x H20 (NVLink4, 900 GB/s "
+           "bidirectional as H100)", set="test", source="deepseek-ai/DeepEP issue 303 (out-of-place)")
+      for s, v in ((8, 12.49e-6), (1024, 16.38e-6), (4096, 16.69e-6))),
     dict(area="all_reduce", fabric="h100", p=8, size=GiB, quantity="busbw", value=480e9, algorithm=None,
          symmetric=False, software="NCCL default (NVLS), H100", set="test",
          source="nccl-tests issue 212 (sjeaugey: peak busBw ~480 GB/s on 8 GPUs)"),
