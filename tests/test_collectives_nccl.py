@@ -12,7 +12,6 @@ from dataclasses import replace
 import pytest
 
 from phy import ConfigError
-from phy import latency as lt
 from phy import topology as tp
 from phy.latency.measured import H100_CROSSOVER, MEASUREMENTS
 from phy.latency.nccl import NcclTuner

@@ -370,8 +370,8 @@ def test_lower_latency_buys_tokens_and_smaller_memories(fabrics):
     m = tp.Model.llama3_70b()
     # decode's all-reduce as inference engines run it on NVLink: one-shot / two-shot kernels on
     # registered buffers (NCCL 2.27 symmetric kernels; NCCL's default path is slower)
-    rows = tp.latency_value(m, [0.3e-6, 1e-6, 3e-6], accelerator=acc, collectives=_symmetric(fabrics["nvl72"].collectives),
-                            target_tokens_per_s=600)
+    rows = tp.latency_value(m, [0.3e-6, 1e-6, 3e-6], accelerator=acc,
+                            collectives=_symmetric(fabrics["nvl72"].collectives), target_tokens_per_s=600)
     for t in (8, 72):
         speeds = [r["tokens_per_s"][t] for r in rows]
         assert speeds[0] > speeds[1] > speeds[2]

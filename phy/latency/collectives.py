@@ -43,7 +43,7 @@ formulas (Thakur, Rabenseifner and Gropp 2005) for comparison.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -252,8 +252,8 @@ class Collectives:
             a, pr = self.choice(kind, S, p)
             return self._one(kind, a, pr, S, p) if p > 1 else self.candidates(kind, S, p)[0]
         algorithm = ALIASES.get(algorithm, algorithm)
-        if (protocol is None and kind in ("all_reduce", "all_gather", "reduce_scatter") and algorithm in ("ring", "tree")
-                and not self.software.symmetric and integer(p, "p", 1, 10**7) > 1):
+        if (protocol is None and kind in ("all_reduce", "all_gather", "reduce_scatter")
+                and algorithm in ("ring", "tree") and not self.software.symmetric and integer(p, "p", 1, 10**7) > 1):
             # NCCL_ALGO forced: NCCL's tuner still picks the protocol
             protocol = self.tuner.pick(kind, number(size_bytes, "size_bytes", nonneg=True), p, algorithm)[1]
         return min(self.candidates(kind, size_bytes, p, algorithm=algorithm, protocol=protocol),
