@@ -189,7 +189,8 @@ def test_demo_numbers_are_the_library_calls(capsys):
     assert sum(nv["one_way"]["layer_totals_s"].values()) == pytest.approx(nv["one_way"]["total_s"], rel=1e-12)
     # Llama 3 70B, FP8: 70.6 GB of weights at 8 TB/s
     assert d["decode_70b_fp8"]["local_hbm_tokens_per_s"] == pytest.approx(8e12 / 70.6e9, rel=1e-9)
-    assert d["decode_70b_fp8"]["tp8_tokens_per_s"] > 4 * d["decode_70b_fp8"]["local_hbm_tokens_per_s"]
+    # TP 8 pays NCCL's default all-reduce per layer (ring LL, about 13 us on 8 GPUs; issue 33)
+    assert d["decode_70b_fp8"]["tp8_tokens_per_s"] > 2 * d["decode_70b_fp8"]["local_hbm_tokens_per_s"]
     assert d["time_domain"]["n_ui"] == 20000
 
 
