@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -235,28 +236,32 @@ def test_each_algorithm_is_its_formula(fabrics):
     sw, ep = col.software, col.endpoint
     hop, B, S, p = col.hop_s, col.bandwidth_bytes_per_s, 1e6, 72
     ring = col.time("all_reduce", S, p, algorithm="ring", protocol="ll")
+    nc, nt = col.tuner.channels("all_reduce", "ring", "ll", S, p)  # NCCL runs 3 of its 16 channels here
+    assert (nc, nt) == (3, 512) and ring.channels == 3
     assert ring.time_s == pytest.approx(sw.kernel_s + 142 * (hop + sw.poll_s)
-                                        + ep.wire_bytes(2 * 71 / 72 * S) / (B * sw.ll_efficiency), rel=1e-12)
+                                        + ep.wire_bytes(2 * 71 / 72 * S) / (B * sw.ll_efficiency * 3 / 16), rel=1e-12)
     simple = col.time("all_reduce", S, p, algorithm="ring", protocol="simple")
     assert simple.hops == 4 * 142                          # data, write ack (a round trip), flag
-    one = col.time("all_reduce", 8, p, algorithm="one_shot", protocol="ll")
+    sym = replace(col, software=sw.with_(symmetric=True))
+    one = sym.time("all_reduce", 8, p, algorithm="one_shot", protocol="ll")
     assert one.time_s == pytest.approx(sw.kernel_s + hop + sw.poll_s + 71 * sw.peer_s
                                        + ep.wire_bytes(71 * 8) / (B * 0.5), rel=1e-12)
-    nvls = col.time("all_reduce", S, p, algorithm="switch")
-    assert nvls.time_s == pytest.approx(sw.kernel_s + 3 * hop + 2 * sw.poll_s + col.read.total_s
-                                        + ep.wire_bytes((1 + 1 / 72) * S) / (B * sw.switch_efficiency), rel=1e-12)
+    nvls = col.time("all_reduce", S, p, algorithm="nvls")
+    assert nvls.time_s == pytest.approx(sw.kernel_s + 3 * hop + 2 * sw.poll_s + col.read.total_s + 2 * 72 * sw.atomic_s
+                                        + ep.wire_bytes((1 + 1 / 72) * S) / (B * sw.switch_efficiency * 31 / 32),
+                                        rel=1e-12)
     a2a = col.time("all_to_all", S, p)
     assert a2a.algorithm == "direct" and a2a.peers == 71
-    # every layer's share adds up, and the tuner takes the fastest candidate
+    # every layer's share adds up, and the time is NCCL's choice
     for t in (ring, simple, one, nvls, a2a):
         assert sum(t.layer_totals().values()) == pytest.approx(t.time_s, rel=1e-12)
     best = col.time("all_reduce", 8, p)
-    assert best.time_s == min(c.time_s for c in col.candidates("all_reduce", 8, p))
+    assert (best.algorithm, best.protocol) == col.tuner.pick("all_reduce", 8, p)
     assert col.time("all_reduce", 1e6, 1).time_s == 0.0
     with pytest.raises(ConfigError, match="algorithms"):
         col.time("all_reduce", 8, 8, algorithm="butterfly")
     with pytest.raises(ConfigError, match="Simple"):
-        col.time("all_reduce", 8, 8, algorithm="switch", protocol="ll")
+        col.time("all_reduce", 8, 8, algorithm="nvls", protocol="ll")
 
 
 def test_large_messages_follow_bandwidth(fabrics):
@@ -280,13 +285,18 @@ MEASURED = [("b200", 8, 3.0e-6, "NVIDIA/nccl issue 1940; nccl-tests issue 333"),
             ("nvl72", 32, 6.3e-6, "NCCL 2.27 announcement, a GB200 NVL72 domain (nccl-tests issue 333)")]
 
 
+def _symmetric(col):
+    """The fabric with NCCL 2.27's symmetric kernels (registered buffers), as measured."""
+    return replace(col, software=col.software.with_(symmetric=True))
+
+
 def test_small_all_reduce_lands_within_30_percent_of_measurements(fabrics):
     for name, p, measured, source in MEASURED:
-        t = fabrics[name].collective("all_reduce", 8, p)
+        t = _symmetric(fabrics[name].collectives).time("all_reduce", 8, p)
         assert t.time_s == pytest.approx(measured, rel=0.3), f"{name} x {p}: {t.time_s * 1e6:.2f} us ({source})"
         # and says where each nanosecond is: the fabric's layers are a real part of it
         share = t.layer_totals()
-        assert share["phy"] > 0.05 * t.time_s and share["software"] < t.time_s
+        assert share["phy"] > 0.04 * t.time_s and share["software"] < t.time_s
         hop = fabrics[name].collectives.hop.layer_totals()
         assert share["endpoint"] >= t.hops * hop["endpoint"] * (1 - 1e-12)
     # not in the fit: NVLink SHARP forced on 2 H100s, 128 B, about 6 us (NVIDIA/nccl issue 1259)
@@ -298,7 +308,7 @@ def test_small_all_reduce_lands_within_30_percent_of_measurements(fabrics):
 
 
 def test_software_defaults_are_the_stated_fit(fabrics):
-    pts = [(fabrics[n].collectives, p, 8, m) for n, p, m, _ in MEASURED]
+    pts = [(_symmetric(fabrics[n].collectives), p, 8, m) for n, p, m, _ in MEASURED]
     sw, errors = lt.fit_software(pts, lt.Software())
     assert sw.kernel_s == pytest.approx(lt.Software().kernel_s, rel=0.05)
     assert sw.peer_s == pytest.approx(lt.Software().peer_s, rel=0.1)
@@ -359,12 +369,16 @@ def test_remote_memory_is_only_as_fast_as_the_interconnect(fabrics):
 def test_lower_latency_buys_tokens_and_smaller_memories(fabrics):
     acc = tp.Accelerator.gb200()
     m = tp.Model.llama3_70b()
-    rows = tp.latency_value(m, [0.3e-6, 1e-6, 3e-6], accelerator=acc, collectives=fabrics["nvl72"].collectives,
-                            target_tokens_per_s=600)
+    # decode's all-reduce as inference engines run it on NVLink: one-shot / two-shot kernels on
+    # registered buffers (NCCL 2.27 symmetric kernels; NCCL's default path is slower)
+    rows = tp.latency_value(m, [0.3e-6, 1e-6, 3e-6], accelerator=acc,
+                            collectives=_symmetric(fabrics["nvl72"].collectives), target_tokens_per_s=600)
     for t in (8, 72):
         speeds = [r["tokens_per_s"][t] for r in rows]
         assert speeds[0] > speeds[1] > speeds[2]
-    assert rows[0]["tokens_per_s"][72] > 1.5 * rows[2]["tokens_per_s"][72]  # TP 72 is latency-bound
+    # TP 72 is latency-bound: 0.3 us hops against 3 us buy about a quarter more tokens (the
+    # one-shot kernel's 71 peer posts, software, are the rest of each all-reduce)
+    assert rows[0]["tokens_per_s"][72] > 1.2 * rows[2]["tokens_per_s"][72]
     bufs = [r["buffer_bytes"] for r in rows]
     assert bufs == pytest.approx([r["stream_bandwidth_bytes_per_s"] * r["round_trip_s"] for r in rows])
     assert bufs[0] < bufs[1] < bufs[2]

@@ -12,8 +12,9 @@ The layers, in the order a byte meets them, and where each is computed:
 4. **Endpoint**: the accelerator's link controller and transaction layer, packet headers,
    and the remote memory's own access latency (:class:`Endpoint`,
    :class:`phy.topology.MemoryTier`).
-5. **Software and collectives**: kernel and protocol costs, per-algorithm steps
-   (:class:`Software`, :class:`Collectives`).
+5. **Software and collectives**: kernel and protocol costs, per-algorithm steps, NCCL's
+   own choice of algorithm, protocol and channels (:class:`Software`,
+   :class:`Collectives`, :class:`NcclTuner`).
 
 :func:`one_way` and :func:`round_trip` stack the first four for a route;
 :class:`Collectives` builds the fifth on them. :class:`phy.topology.TopologyReport` keeps
@@ -34,6 +35,7 @@ from .collectives import (
     collective_time_s,
     fit_software,
 )
+from .nccl import NcclTuner
 from .parts import GPU_L2_HIT_S, Endpoint, Software
 from .queueing import QueueWait, md1_wait, simulate_md1
 from .stack import LAYERS, QUANTILES, LatencyStack, bytes_in_flight, one_way, round_trip
@@ -48,6 +50,7 @@ __all__ = [
     "Collectives",
     "Endpoint",
     "LatencyStack",
+    "NcclTuner",
     "QueueWait",
     "Software",
     "bytes_in_flight",

@@ -6,7 +6,7 @@ fabric, and exports to system models.
 >>> r = tp.rollup(rack)                     # links evaluated once per length bucket, then arrays
 >>> r.accel_bandwidth_bytes_per_s, r.cables, r.failing
 >>> print(r.latency_table())                # PHY floor, one way, remote read, under load
->>> r.collective("all_reduce", 8).time_s    # every layer, fastest algorithm and protocol
+>>> r.collective("all_reduce", 8).time_s    # every layer, the algorithm and protocol NCCL picks
 
 See :mod:`phy.topology.parts`, :mod:`phy.topology.fabric`, :mod:`phy.topology.builders`,
 :mod:`phy.topology.rollup`, :mod:`phy.topology.power` (every watt), :mod:`phy.topology.domain`

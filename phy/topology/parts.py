@@ -170,7 +170,7 @@ class Accelerator:
         lower, so the budget is conservative)."""
         return cls("h200", {"fp8": 1.979e15, "bf16": 0.989e15},
                    MemoryTier("hbm3e", 4.8e12, 141e9, DRAM_ACCESS_S), Endpoint.nvlink(),
-                   Software().with_(switch_efficiency=0.85), 1000.0)
+                   Software.hopper(), 1000.0)
 
     @classmethod
     def h100(cls) -> Accelerator:

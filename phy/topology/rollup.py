@@ -70,7 +70,8 @@ class TopologyReport:
         Per path and switch utilisation (:data:`UTILISATIONS`): the one-way transfer's
         mean and quantiles with every switch port an M/D/1 queue at that load.
     collectives : phy.latency.Collectives
-        Collectives on the ``remote`` route (:meth:`collective`).
+        Collectives on the ``remote`` route (:meth:`collective`), NCCL's tuner counting the
+        accelerators' links.
     failing : list
         Link classes and lengths that miss their BER target, with the reason.
     power : FabricPower
@@ -118,7 +119,8 @@ class TopologyReport:
 
     def collective(self, kind: str, size_bytes: float, p: int | None = None, **kw):
         """:meth:`phy.latency.Collectives.time` on this fabric (all accelerators by
-        default): the fastest algorithm and protocol, with each layer's share."""
+        default): the algorithm and protocol NCCL picks (or those given), with each layer's
+        share."""
         return self.collectives.time(kind, size_bytes, p or self.n_accelerators, **kw)
 
     def collective_s(self, kind: str, size_bytes: float, p: int | None = None, **kw) -> float:
@@ -229,7 +231,8 @@ def rollup(topo: Topology, *, utilisations=UTILISATIONS, workers: int | None = 1
     notes.extend(power.notes)
     path = "remote" if "remote" in ow else next(iter(ow))
     col = Collectives(ow[path], float(per_acc.min()) if per_acc.min() > 0 else float(per_acc.max() or 1.0),
-                      acc.endpoint, acc.software, rt[path], name=topo.name)
+                      acc.endpoint, acc.software, rt[path], name=topo.name,
+                      links=max(1, min(64, int(np.bincount(acc_end[lvl0], minlength=n).min()))))
     return TopologyReport(
         name=topo.name, accelerator=acc, n_accelerators=n, n_switches={t.name: t.count for t in topo.tiers},
         accel_bandwidth_bytes_per_s=float(per_acc.min()), accel_bandwidth_mean_bytes_per_s=float(per_acc.mean()),
