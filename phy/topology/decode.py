@@ -37,7 +37,7 @@ bandwidth a remote tier can use, and what lower fabric latency buys.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
@@ -203,7 +203,10 @@ def decode(model: Model, batch: int = 1, *, accelerator: Accelerator, tier: Memo
     f_bw = rt.hbm_fraction if tier == accelerator.memory else 1.0
     memory = (w_acc + kv_acc) / (f_bw * bw)
     overhead = rt.overhead_s(model.layers - model.moe_layers, model.moe_layers, model.experts or 0)
-    comm_s, comm = _comm(model, B, tp, ep, collectives)
+    col = collectives
+    if col is not None and rt.custom_all_reduce and not col.software.symmetric:
+        col = replace(col, software=col.software.with_(symmetric=True))  # the engine's own kernels
+    comm_s, comm = _comm(model, B, tp, ep, col)
     t = max(compute, memory) + overhead + comm_s
     return DecodeResult(model.name, B, ctx, tp, tier.name, 1.0 / t, B / t, t, compute, memory, comm_s, comm,
                         "compute" if compute >= memory else "memory", flops, B * att, flops / (t * tp * peak),

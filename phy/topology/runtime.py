@@ -69,8 +69,8 @@ STREAM_FRACTION = 0.95
 #: measurements: TensorRT-LLM Llama 3 70B FP8 on 8 and on 1 H200, SGLang DeepSeek-V3
 #: batch 1 on 8 H200, TensorRT-LLM DeepSeek-R1 on 8 B200), kept here so a decode does not
 #: refit; ``tests/test_decode_calibration.py`` refits and checks them.
-FITTED_COEFFICIENTS = {"hbm_fraction": 0.9016, "layer_s": 30.66e-6, "moe_expert_s_sglang": 1.886e-6,
-                       "moe_expert_s_trtllm": 0.7032e-6, "step_s_vllm": 4.029e-3}
+FITTED_COEFFICIENTS = {"hbm_fraction": 0.9030, "layer_s": 30.97e-6, "moe_expert_s_sglang": 1.886e-6,
+                       "moe_expert_s_trtllm": 0.7036e-6, "step_s_vllm": 4.051e-3}
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,12 @@ class Runtime:
         Routing, sorting and grouped-GEMM fixed cost per expert and MoE layer (s).
     step_s : float
         Host time per step not overlapped with the GPU (s).
+    custom_all_reduce : bool
+        The engine runs its tensor-parallel all-reduces as its own one-shot and two-shot
+        kernels over peer-registered buffers (TensorRT-LLM's ``customAllReduceKernels``,
+        vLLM's ``custom_all_reduce.cuh``, which SGLang reuses), the class of NCCL 2.27's
+        symmetric-memory kernels: the collectives run with ``Software.symmetric``. False:
+        NCCL's default path (ring LL at a decode's sizes, about 13 us on 8 GPUs).
     source : str
         Where the figures come from.
     """
@@ -112,6 +118,7 @@ class Runtime:
     moe_expert_s: float = 0.0
     step_s: float = 0.0
     source: str = ""
+    custom_all_reduce: bool = True
 
     def __post_init__(self):
         number(self.hbm_fraction, f"Runtime {self.name!r} hbm_fraction", positive=True, hi=1.0)
@@ -124,6 +131,9 @@ class Runtime:
         number(self.layer_s, f"Runtime {self.name!r} layer_s", nonneg=True, hi=1.0)
         number(self.moe_expert_s, f"Runtime {self.name!r} moe_expert_s", nonneg=True, hi=1.0)
         number(self.step_s, f"Runtime {self.name!r} step_s", nonneg=True, hi=10.0)
+        if not isinstance(self.custom_all_reduce, bool):
+            raise ConfigError(f"Runtime {self.name!r} custom_all_reduce must be True or False, "
+                              f"got {self.custom_all_reduce!r}")
 
     # ------------------------------------------------------------------ presets
     @classmethod
