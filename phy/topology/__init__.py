@@ -11,7 +11,8 @@ fabric, and exports to system models.
 See :mod:`phy.topology.parts`, :mod:`phy.topology.fabric`, :mod:`phy.topology.builders`,
 :mod:`phy.topology.rollup`, :mod:`phy.topology.power` (every watt), :mod:`phy.topology.domain`
 (the domain-size trade: each cable's class, the binding constraint, the largest domain),
-:mod:`phy.topology.model`, :mod:`phy.topology.decode` and :mod:`phy.topology.export`.
+:mod:`phy.topology.model`, :mod:`phy.topology.decode`, :mod:`phy.topology.balance` (balance the pipe, what
+latency buys) and :mod:`phy.topology.export`.
 """
 
 from . import export
@@ -24,13 +25,17 @@ from .builders import (
     single_tier,
     two_tier,
 )
+from .balance import (
+    balance_bandwidth,
+    latency_value,
+    reader_bytes_in_flight,
+    stream_bandwidth,
+)
 from .decode import (
     DecodeResult,
     Model,
-    balance_bandwidth,
     decode,
     latency_sweep,
-    latency_value,
     mfu_crossing,
     over_fabric,
 )
@@ -90,6 +95,8 @@ __all__ = [
     "plan_domain",
     "latency_value",
     "mfu_crossing",
+    "reader_bytes_in_flight",
+    "stream_bandwidth",
     "export",
     "hgx8",
     "latency_sweep",
