@@ -109,6 +109,10 @@ def test_the_binding_constraint_is_derived_and_moves_with_the_layout(optics, can
     units = p.utilisation["rack_units"]
     assert units == pytest.approx((18 + 18 + 8 + 2) / 48)
     assert p.binding == "rack_units" and units > p.utilisation["rack_power"]
+    assert optics[144].binding == "rack_units"                      # the same racks at 144
+    # the GPU rack's draw: its GPUs, its 36 first-tier ASICs and its ends of the optics
+    acc = tp.Accelerator.gb200()
+    assert p.power.max_rack_w > 72 * acc.power_w + 36 * tp.SwitchAsic.nvlink5().core_power_w
     # a taller rack: the power envelope is the nearest limit
     tall = dm.plan_domain(576, dm.Layout(rack_units=56), cands)
     assert tall.closes and tall.binding == "rack_power"
