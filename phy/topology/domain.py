@@ -153,7 +153,10 @@ class DomainPlan:
         Per constraint, the used share of its limit: reach, infinite when a link closes with
         no candidate (0 allowed), else 0; switch radix, the accelerators over the most the
         tiers in use allow (1 at 72 on one tier of 72-port switches: the next size needs a
-        second tier); the others, the fullest rack's value over its limit (0 without one).
+        second tier); rack power (and cooling), rack units, cables and copper mass, the
+        fullest rack's value over its limit (:class:`Layout`; 0 without one); link down, the
+        domain's link-down events per day over ``Layout.max_link_down_per_day`` (0 without a
+        budget).
     choices : list of dict
         Per link level and distinct length: the class chosen and every candidate's verdict,
         power (W per link) and latency.
