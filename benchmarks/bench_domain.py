@@ -5,14 +5,18 @@ domain at 72.
    212.5 Gb/s links, KP4, link layer): fabric power term by term (SerDes at the GPUs and
    at the switches, switch cores, modules), per GPU and per rack, the rack with its GPUs,
    link-down events per day; the difference against NVIDIA's "about 20 kW".
-2. **The domain-size trade** for 72, 144, 288 and 576 GPUs (default layout: racks of 72,
-   132 kW, 0.6 m pitch, 4 m of overhead routing): classes chosen per length, power, cables,
-   copper, latency, failures per day, the binding constraint, and each step's cost.
+2. **The domain-size trade** for 72, 144, 288 and 576 GPUs (default layout: racks of 72
+   of NVL72's build, 48 RU, 132 kW, 0.6 m pitch, cables between racks laid out: neighbours
+   through the side walls, others over the top): classes chosen per length, power, cables,
+   copper, latency, failures per day, the binding constraint, and each step's cost; then
+   (2b) racks, rack units, optical links and modules, link-down events per day and the
+   binding constraint's utilisation; (2c) the same on passive copper alone (72 closes,
+   144 and up stop on reach); (2d) 576 under other layouts: the binding constraint moves.
 3. **The largest domain** under three sets of constraints: copper only (passive and
    active), one switch tier, a 60 kW rack.
 4. **Cost**: the plans' seconds (link evaluations, then cached) and a 576-GPU roll-up's.
 
-    python benchmarks/bench_domain.py           # about a minute on one core
+    python benchmarks/bench_domain.py           # about a minute and a half on one core
 """
 
 from __future__ import annotations
@@ -47,6 +51,22 @@ def nvl72_three_ways(cands) -> dict:
     return out
 
 
+def trade_table(plans) -> str:
+    """Sizes, racks, rack units, tiers, classes, fabric W per GPU, cables, optics, link-down
+    events per day, latency and the binding constraint with its utilisation."""
+    head = (f"  {'GPUs':>5} {'racks':>5} {'RU max':>6} {'tiers':>5} {'W/GPU':>6} {'cables':>7} {'optical':>7} "
+            f"{'modules':>8} {'down/day':>9} {'remote ns':>9}  closes binding (utilisation); classes (m)")
+    lines = [head]
+    for p in plans:
+        r = p.row()
+        cl = ", ".join(f"{k} {v[0]:g}-{v[1]:g}" for k, v in r["classes"].items())
+        lines.append(f"  {p.n_accelerators:>5} {r['racks']:>5} {r['rack_units_max']:>6} {p.tiers:>5} "
+                     f"{r['fabric_w_per_accelerator']:>6.0f} {r['cables']:>7} {r['optical_links']:>7} "
+                     f"{r['optical_modules']:>8.0f} {r['link_down_per_day']:>9.3g} {r['one_way_remote_ns']:>9.0f}  "
+                     f"{'yes' if p.closes else 'no ':<6} {p.binding} ({p.utilisation[p.binding]:.3g}); {cl}")
+    return "\n".join(lines)
+
+
 def main() -> None:
     t0 = time.perf_counter()
     cands = dm.default_candidates()
@@ -59,13 +79,32 @@ def main() -> None:
           f"more ({three['dsp_minus_copper_kw'] / 20:.3f} of 20), CPO {three['cpo_minus_copper_kw']:.2f} kW more")
     t = time.perf_counter()
     plans = [dm.plan_domain(n, None, cands) for n in (72, 144, 288, 576)]
-    t2 = time.perf_counter()
+    t_plans = time.perf_counter()
     print("\n2. the domain-size trade (default layout)")
     print(domain_table(plans))
     for p in plans:
         print(f"  {p.n_accelerators}: utilisation " + ", ".join(f"{k} {v:.3g}" for k, v in p.utilisation.items())
               + f"; links down per day {p.reliability.links_down_per_day:.3g}, "
               f"uncorrectable frames per day {p.reliability.uncorrectable_frames_per_day:.3g}")
+    print("\n2b. the trade from the physical layout (racks of NVL72's build, cables laid out between racks)")
+    print(trade_table(plans))
+    tc = time.perf_counter()
+    copper = [dm.plan_domain(n, None, cands[:1]) for n in (72, 144, 288, 576)]
+    print("\n2c. copper only at 212.5 Gb/s per lane (passive twinax, HL hosts with the tray flyover)")
+    print(trade_table(copper))
+    for p in copper:
+        if not p.closes:
+            print(f"  {p.n_accelerators}: {p.reasons[0][:150]}")
+    print("\n2d. the binding constraint moves with the layout (576 GPUs, every candidate)")
+    for label, lay in (("default (48 RU, 132 kW)", dm.Layout()), ("56 RU racks", dm.Layout(rack_units=56)),
+                       ("100 kW racks", dm.Layout(rack_power_w=100e3)),
+                       ("a budget of 0.1 link-down events per day", dm.Layout(max_link_down_per_day=0.1)),
+                       ("the fixed 4 m overhead route", dm.Layout(route="overhead"))):
+        p = dm.plan_domain(576, lay, cands)
+        print(f"  {label:<42} closes {'yes' if p.closes else 'no ':<3} binding {p.binding:<12} "
+              + ", ".join(f"{k} {v:.3g}" for k, v in p.utilisation.items() if v))
+    print(f"  ({time.perf_counter() - tc:.1f} s for 2c and 2d)")
+    t2 = time.perf_counter()
     print("\n3. the largest domain that closes")
     for label, lay, cs in (
             ("copper only (passive, AEC)", dm.Layout(), cands[:2]),
@@ -82,7 +121,7 @@ def main() -> None:
     r0 = time.perf_counter()
     tp.rollup(big)
     r1 = time.perf_counter()
-    print(f"\n4. cost: NVL72 three ways {t1 - t0:.1f} s; the four plans {t2 - t:.1f} s (link evaluations, cached after); "
+    print(f"\n4. cost: NVL72 three ways {t1 - t0:.1f} s; the four plans {t_plans - t:.1f} s (link evaluations, cached after); "
           f"section 3 {t3 - t2:.1f} s; a 576-GPU roll-up with every link report cached {1e3 * (r1 - r0):.0f} ms")
 
 

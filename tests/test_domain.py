@@ -3,7 +3,9 @@ its length, the binding constraint, the largest domain, the steps between sizes.
 
 A small layout (racks of 8 accelerators with 2 links each, 8-port switches) keeps the real
 link evaluations to a handful: the in-rack cables are a few tenths of a metre, the
-cross-rack ones 4.6 m and more, past passive copper's and the active cable's reach at
+cross-rack ones 4.6 m and more (the fixed overhead route: ``route="overhead"``; the laid-out
+route of issue 33, which lets neighbouring racks' cables through their side walls, is
+tested in tests/test_domain_trade.py), past passive copper's and the active cable's reach at
 212.5 Gb/s in this model."""
 
 import math
@@ -15,7 +17,7 @@ from phy import ConfigError
 from phy import topology as tp
 from phy.topology import domain as dm
 
-LAYOUT = dm.Layout(accelerators_per_rack=8, gpus_per_tray=4, links_per_accelerator=2)
+LAYOUT = dm.Layout(accelerators_per_rack=8, gpus_per_tray=4, links_per_accelerator=2, route="overhead")
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +88,7 @@ def test_copper_only_stops_at_one_rack_for_reach(cands, asic):
 
 
 def test_one_tier_only_stops_at_the_radix(cands, asic):
-    lay = dm.Layout(accelerators_per_rack=8, gpus_per_tray=4, links_per_accelerator=2, max_tiers=1)
+    lay = dm.Layout(accelerators_per_rack=8, gpus_per_tray=4, links_per_accelerator=2, max_tiers=1, route="overhead")
     p = dm.plan_domain(16, lay, cands, asic=asic)
     assert not p.closes and p.binding == "switch_radix"
     assert p.utilisation["switch_radix"] == pytest.approx(2.0)
@@ -95,7 +97,8 @@ def test_one_tier_only_stops_at_the_radix(cands, asic):
 
 def test_rack_power_binds_below_the_rack_draw(cands, asic, plans):
     need = plans[8].power.max_rack_w
-    lay = dm.Layout(accelerators_per_rack=8, gpus_per_tray=4, links_per_accelerator=2, rack_power_w=0.9 * need)
+    lay = dm.Layout(accelerators_per_rack=8, gpus_per_tray=4, links_per_accelerator=2, rack_power_w=0.9 * need,
+                    route="overhead")
     p = dm.plan_domain(8, lay, cands, asic=asic)
     assert not p.closes and p.binding == "rack_power"
     assert p.utilisation["rack_power"] == pytest.approx(1 / 0.9)
@@ -111,7 +114,7 @@ def test_cables_and_copper_by_hand(plans, cands):
     p = plans[8]
     assert p.cables == 8 * 2 * 2 * 2  # links x lanes x 2 directions
     assert p.copper_kg == pytest.approx(p.report.cable_length_m * dm.copper_kg_per_pair_m(26), rel=1e-12)
-    lay = dm.Layout(accelerators_per_rack=8, gpus_per_tray=4, links_per_accelerator=2,
+    lay = dm.Layout(accelerators_per_rack=8, gpus_per_tray=4, links_per_accelerator=2, route="overhead",
                     max_cables_per_rack=p.cables - 1, max_copper_kg_per_rack=p.copper_kg / 2)
     q = dm.plan_domain(8, lay, cands, asic=tp.SwitchAsic("small", 8, 800e9, 200e-9, 30.0))
     assert not q.closes and set(q.reasons) and q.binding == "copper_mass"  # 2x over beats 1.03x

@@ -237,12 +237,15 @@ def test_rack_command_runs_the_domain_trade(tmp_path, capsys):
         classes = ["passive_copper", "aec"]
         accelerators_per_rack = 8
         links_per_accelerator = 2
+        route = "overhead"
         """))
     assert cli.main(["rack", str(r), "--json"]) == 0
     d = json.loads(capsys.readouterr().out)["domain"]
     assert d["largest_closing"] == 8
     rows = {x["n_accelerators"]: x for x in d["table"]}
-    assert rows[8]["closes"] and rows[8]["binding"] == "switch_radix"
+    # the tightest limit of one small rack: its rack units (2 compute trays, a switch tray, 8 power
+    # shelves, 2 other: 13 of 48), above 8 of the 72-port switch's radix (issue 33)
+    assert rows[8]["closes"] and rows[8]["binding"] == "rack_units"
     assert not rows[16]["closes"] and rows[16]["binding"] == "reach"
     assert rows[16]["step_fabric_kw"] == pytest.approx(rows[16]["fabric_kw"] - rows[8]["fabric_kw"])
     for bad, msg in (('sizes = []', "sizes must be a non-empty list"),

@@ -65,7 +65,13 @@ RACK_SCHEMA = {
     "domain.max_cables_per_rack": (int, None, "pairs and fibres a rack may terminate (default: no limit)"),
     "domain.max_copper_kg_per_rack": (float, None, "copper a rack may carry (kg; default: no limit)"),
     "domain.rack_pitch_m": (float, 0.6, "rack pitch in a row (m)"),
-    "domain.overhead_m": (float, 4.0, "a cable between racks runs this much up, along and down (m)"),
+    "domain.overhead_m": (float, 4.0, "a cable between racks runs this much up, along and down (m; route = overhead, "
+                          "and a one-tier row)"),
+    "domain.route": (("laid_out", "overhead"), "laid_out",
+                     "cables between racks: neighbours through the side walls, others over the top (laid_out), or "
+                     "the distance plus overhead_m (overhead)"),
+    "domain.rack_units": (int, 48, "rack units a rack offers"),
+    "domain.max_link_down_per_day": (float, None, "link-down events per day the domain may see (default: no budget)"),
 }
 #: Ranges of keys narrower than "> 0" (inclusive), checked with the file's line: the
 #: limits of :class:`phy.topology.Layout`, :class:`phy.LinkSpec` and the link classes.
@@ -186,7 +192,9 @@ def _domain_inputs(cfg: dict, where: str = "rack file") -> tuple:
                         rack_power_w=float(cfg["domain.rack_power_kw"]) * 1e3,
                         max_tiers=int(cfg["domain.max_tiers"]),
                         max_cables_per_rack=cfg["domain.max_cables_per_rack"],
-                        max_copper_kg_per_rack=cfg["domain.max_copper_kg_per_rack"])
+                        max_copper_kg_per_rack=cfg["domain.max_copper_kg_per_rack"], route=cfg["domain.route"],
+                        rack_units=int(cfg["domain.rack_units"]),
+                        max_link_down_per_day=cfg["domain.max_link_down_per_day"])
     except ConfigError as e:
         raise ConfigError(f"{where}: [domain] {e}") from None
     return lay, cands, None if cfg["domain.search"] == "largest" else cfg["domain.sizes"]

@@ -11,9 +11,10 @@ fabric, and exports to system models.
 See :mod:`phy.topology.parts`, :mod:`phy.topology.fabric`, :mod:`phy.topology.builders`,
 :mod:`phy.topology.rollup`, :mod:`phy.topology.power` (every watt), :mod:`phy.topology.domain`
 (the domain-size trade: each cable's class, the binding constraint, the largest domain),
-:mod:`phy.topology.model`, :mod:`phy.topology.decode`, :mod:`phy.topology.export`,
-:mod:`phy.topology.reliability` and :mod:`phy.topology.fit_rates` (failure rates calibrated to
-public field data: Llama 3's network interruptions, Alibaba HPN's ToR crashes).
+:mod:`phy.topology.model`, :mod:`phy.topology.decode`, :mod:`phy.topology.balance` (balance the pipe, what
+latency buys), :mod:`phy.topology.export`, :mod:`phy.topology.reliability` and
+:mod:`phy.topology.fit_rates` (failure rates calibrated to public field data: Llama 3's network
+interruptions, Alibaba HPN's ToR crashes).
 """
 
 from . import calibration, export
@@ -26,13 +27,17 @@ from .builders import (
     single_tier,
     two_tier,
 )
+from .balance import (
+    balance_bandwidth,
+    latency_value,
+    reader_bytes_in_flight,
+    stream_bandwidth,
+)
 from .decode import (
     DecodeResult,
     Model,
-    balance_bandwidth,
     decode,
     latency_sweep,
-    latency_value,
     mfu_crossing,
     over_fabric,
 )
@@ -95,6 +100,8 @@ __all__ = [
     "latency_value",
     "mfu_crossing",
     "calibration",
+    "reader_bytes_in_flight",
+    "stream_bandwidth",
     "export",
     "hgx8",
     "latency_sweep",

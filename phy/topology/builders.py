@@ -19,7 +19,7 @@ from ..errors import ConfigError
 from .fabric import RACK_UNIT_M, SwitchTier, Topology, check_size
 from .parts import SWITCH_J_PER_BIT, Accelerator, LinkClass, SwitchAsic
 
-__all__ = ["hgx8", "nvl36x2", "nvl72", "scale_out", "single_tier", "two_tier"]
+__all__ = ["cross_rack_m", "hgx8", "nvl36x2", "nvl72", "scale_out", "single_tier", "two_tier"]
 
 
 #: The flyover cable inside an NVL72-class tray, from the near-chip connector to the rear
@@ -176,14 +176,40 @@ def nvl36x2(link_class: LinkClass | None = None, cross_class: LinkClass | None =
                     np.concatenate([np.arange(n) // n1, np.arange(2 * na) // na]))
 
 
+def y_sw_of(asic_in_rack, compute_trays: int):
+    """Height (m) of a rack's ``asic_in_rack``-th switch ASIC in :func:`two_tier`'s racks:
+    two ASICs a tray, from the middle of the ``compute_trays`` up."""
+    return (compute_trays / 2 + np.asarray(asic_in_rack) / 2) * RACK_UNIT_M
+
+
+def cross_rack_m(dx_m, y1_m, y2_m, pitch_m: float, rack_height_m: float, rise_m: float, tray_run_m: float):
+    """The length (m) of a cable between trays at heights ``y1_m`` and ``y2_m`` in racks
+    ``dx_m`` apart: neighbours (``dx_m`` at most one ``pitch_m``) through their side walls,
+    ``dx + |y1 - y2| + 2 tray_run``; others over the top, ``(H - y1) + (H - y2) + 2 rise +
+    dx + 2 tray_run`` with ``H`` the rack's height. A stated geometry (no public routing
+    figure): the rack-to-rack run plus the in-rack run at each end."""
+    dx, y1, y2 = (np.asarray(a, dtype=float) for a in (dx_m, y1_m, y2_m))
+    side = dx + np.abs(y1 - y2)
+    over = (rack_height_m - y1) + (rack_height_m - y2) + 2 * rise_m + dx
+    return np.where(dx <= pitch_m * (1 + 1e-9), side, over) + 2 * tray_run_m
+
+
 def two_tier(n_racks: int = 8, link_class: LinkClass | None = None, uplink_class: LinkClass | None = None, *,
              accelerator: Accelerator | None = None, asic: SwitchAsic | None = None, gpus_per_rack: int = 72,
              links_per_gpu: int = 18, oversubscription: float = 1.0, rack_pitch_m: float = 0.6,
-             overhead_m: float = 4.0, tray_run_m: float = 0.1, name: str | None = None) -> Topology:
+             overhead_m: float = 4.0, tray_run_m: float = 0.1, name: str | None = None,
+             rack_height_m: float | None = None, rise_m: float = 0.3) -> Topology:
     """A two-tier scale-up domain: racks of ``gpus_per_rack`` GPUs whose first-tier ASICs
     (in the rack, copper to the GPUs) send ``1 / (1 + oversubscription)`` of their ports up
     over optics to second-tier ASICs in spine racks in the middle of the row. The default,
     8 racks of 72, is a 576-GPU domain; its copper is :func:`scale_up_copper`'s, as NVL72's.
+
+    A cable between racks runs ``overhead_m`` besides the distance between the racks by
+    default. With ``rack_height_m`` its route is laid out instead (:func:`cross_rack_m`):
+    between neighbouring racks, through their side walls at the switch trays' heights (the
+    pitch, the height between the two trays and ``tray_run_m`` at each end); between racks
+    further apart, up each rack from its tray to the top, ``rise_m`` up to the overhead
+    tray and down at each end, and along the row.
     """
     nr = integer(n_racks, "n_racks", 1)
     gpr = integer(gpus_per_rack, "gpus_per_rack", 1)
@@ -215,7 +241,7 @@ def two_tier(n_racks: int = 8, link_class: LinkClass | None = None, uplink_class
     # vertical geometry: GPU trays of 4 above and below the switch trays in the middle
     trays = math.ceil(gpr / 4)
     y_gpu = ((g % gpr) // 4) * RACK_UNIT_M
-    y_sw = (trays / 2 + (l1 % l1_per_rack) / 2) * RACK_UNIT_M
+    y_sw = y_sw_of(l1 % l1_per_rack, trays)
     len0 = np.abs(y_gpu - y_sw) + 2 * run
     # level 1: every L1 ASIC's up ports spread over the L2 ASICs
     s1 = np.repeat(np.arange(n_l1), up)
@@ -224,7 +250,14 @@ def two_tier(n_racks: int = 8, link_class: LinkClass | None = None, uplink_class
     mid = nr // 2
     x_gpu_rack = np.concatenate([x[:mid], x[mid + spine_racks:]])
     x_spine = x[mid:mid + spine_racks]
-    len1 = np.abs(x_gpu_rack[s1 // l1_per_rack] - x_spine[s2 // 18 % spine_racks]) + over
+    dx = np.abs(x_gpu_rack[s1 // l1_per_rack] - x_spine[s2 // 18 % spine_racks])
+    if rack_height_m is None:
+        len1 = dx + over
+    else:
+        y1 = y_sw_of(s1 % l1_per_rack, trays)
+        y2 = y_sw_of(s2 % 18, trays)
+        len1 = cross_rack_m(dx, y1, y2, pitch, number(rack_height_m, "rack_height_m", positive=True),
+                            number(rise_m, "rise_m", nonneg=True), run)
     src, dst, L, c, lv = _links((g, n + l1, len0, np.zeros(g.size), np.zeros(g.size)),
                                 (n + s1, n + n_l1 + s2, len1, np.ones(s1.size), np.ones(s1.size)))
     tiers = (SwitchTier("l1", sw, n_l1), SwitchTier("l2", sw, n_l2))

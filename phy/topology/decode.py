@@ -36,7 +36,6 @@ bandwidth a remote tier can use, and what lower fabric latency buys.
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
@@ -49,8 +48,7 @@ from .model import Model
 from .parts import Accelerator, MemoryTier
 from .runtime import Runtime, busiest_group_experts
 
-__all__ = ["DecodeResult", "Model", "Runtime", "balance_bandwidth", "decode", "latency_sweep", "latency_value",
-           "mfu_crossing", "over_fabric"]
+__all__ = ["DecodeResult", "Model", "Runtime", "decode", "latency_sweep", "mfu_crossing", "over_fabric"]
 
 
 @dataclass(frozen=True)
@@ -347,86 +345,3 @@ def mfu_crossing(model: Model, threshold: float = 0.2, *, max_batch: int = 4096,
         else:
             lo = mid
     return hi
-
-
-def balance_bandwidth(model: Model, batch: int = 1, *, tolerance: float = 0.01, **kwargs) -> dict:
-    """"Balance the pipe": the link bandwidth beyond which a remote tier's decode stops
-    improving (tokens/s within ``tolerance`` of what an unlimited link gives), found by
-    bisection on :func:`decode` with everything else held (``tier``, ``prefetch_bytes``,
-    ``link_round_trip_s``, ...). Returns the knee, the tokens/s there and unlimited, and
-    what sets the ceiling (the tier, the latency in flight, or compute)."""
-    tol = number(tolerance, "tolerance", positive=True, hi=0.5)
-    kw = dict(kwargs)
-    kw.pop("link_bandwidth_bps", None)
-    kw.pop("link_bandwidth_bytes_per_s", None)
-    tier = kw.get("tier") or kw["accelerator"].memory
-    top = decode(model, batch, link_bandwidth_bytes_per_s=1e30, **kw)
-    target = (1 - tol) * top.tokens_per_s
-    lo, hi = math.log10(1e6), math.log10(max(10 * tier.bandwidth_bytes_per_s, 1e7))
-    while hi - lo > 1e-4:
-        mid = (lo + hi) / 2
-        if decode(model, batch, link_bandwidth_bytes_per_s=10**mid, **kw).tokens_per_s >= target:
-            hi = mid
-        else:
-            lo = mid
-    knee = 10**hi
-    if top.bound == "compute":
-        by = "compute"
-    elif not top.latency_hidden:
-        by = "bytes in flight over the round trip"
-    else:
-        by = f"the {tier.name} tier's bandwidth"
-    out = {"tier": tier.name, "knee_bytes_per_s": knee,
-           "tokens_per_s_at_knee": decode(model, batch, link_bandwidth_bytes_per_s=knee, **kw).tokens_per_s,
-           "tokens_per_s_unlimited": top.tokens_per_s, "ceiling": by,
-           "tier_bandwidth_bytes_per_s": tier.bandwidth_bytes_per_s}
-    return with_key_aliases(out, {"knee_bps": "knee_bytes_per_s", "tier_bandwidth_bps": "tier_bandwidth_bytes_per_s"})
-
-
-def latency_value(model: Model, latencies_s, *, accelerator: Accelerator, collectives: Collectives,
-                  tps=(8, 72), target_tokens_per_s: float | None = None, batch: int = 1, context_tokens: int = 0,
-                  max_tp: int | None = None) -> list[dict]:
-    """What lower fabric latency buys, at each one-way latency in ``latencies_s``:
-
-    * ``tokens_per_s[tp]``: a latency-bound decode (``batch``, weights sharded over ``tp``
-      accelerators, every layer's all-reduces on the fabric at that latency);
-    * ``round_trip_s``: a remote read at that latency (two hops and the memory's access);
-    * with ``target_tokens_per_s``: ``stream_bandwidth_bytes_per_s`` (bytes/s; the old key
-      ``stream_bandwidth_bps`` is a deprecated alias), the bandwidth one chip
-      streaming the weights and KV cache from remote memory needs for the target, and
-      ``buffer_bytes``, what it must keep in flight for it, ``BW x round trip`` (Little's
-      law); ``tp_range``, the accelerators (1 to ``max_tp``, default the largest of
-      ``tps``) over which the model reaches the target, and ``memory_per_chip_bytes``,
-      the weights and KV cache each holds at the most of them: collectives grow with the
-      group, so a slower fabric caps how far a model can spread, and how small each
-      chip's memory can be.
-    """
-    lats = np.atleast_1d(np.asarray(latencies_s, dtype=float))
-    tps = tuple(integer(t, "tp", 1) for t in tps)
-    top = integer(max_tp or max(tps), "max_tp", 1, 4096)
-    tier = accelerator.memory
-    ctx = integer(context_tokens, "context_tokens", 0)
-    B = integer(batch, "batch", 1)
-    state = model.weight_bytes + B * ctx * model.kv_per_token_bytes
-    rows = []
-    for x in lats:
-        col = collectives.at_latency(float(x))
-
-        def speed(t):
-            return decode(model, B, accelerator=accelerator, tp=t, collectives=col, context_tokens=ctx,
-                          capacity_bytes=state + 1.0).tokens_per_s
-
-        row = {"one_way_s": float(x), "tokens_per_s": {t: speed(t) for t in tps},
-               "round_trip_s": 2 * float(x) + tier.latency_s}
-        if target_tokens_per_s is not None:
-            tgt = number(target_tokens_per_s, "target_tokens_per_s", positive=True)
-            ok = [t for t in range(1, top + 1) if speed(t) >= tgt]
-            row["target_tokens_per_s"] = tgt
-            row["tp_range"] = (ok[0], ok[-1]) if ok else None
-            row["memory_per_chip_bytes"] = state / ok[-1] if ok else None
-            bw = (model.touched_bytes(B) + B * ctx * model.kv_per_token_bytes) * tgt
-            row["stream_bandwidth_bytes_per_s"] = bw
-            row["buffer_bytes"] = bytes_in_flight(bw, row["round_trip_s"])
-            with_key_aliases(row, {"stream_bandwidth_bps": "stream_bandwidth_bytes_per_s"})
-        rows.append(row)
-    return rows

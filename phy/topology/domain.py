@@ -1,6 +1,7 @@
-"""The domain-size trade: a domain of N accelerators laid out in racks, each cable given the
-cheapest link class that closes at its length, and what binds first as N grows (reach,
-rack power, switch radix, cable count, copper mass).
+"""The domain-size trade: a domain of N accelerators laid out in racks (:class:`Layout`), each
+cable given the cheapest link class that closes at its length, and what binds first as N
+grows (reach, switch radix, rack power and cooling, rack units, cable count, copper mass,
+link-down events), each derived from the layout, none typed in.
 
 :func:`plan_domain` builds the domain (one rack while it holds N and a switch's radix
 covers N; the racks of a row on one tier while the radix covers N; else two tiers), lets
@@ -14,24 +15,23 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .._validate import integer, number
+from .._validate import integer
 from ..errors import ConfigError
 from .builders import nvl72, single_tier, two_tier
 from .fabric import Topology
+from .layout import COPPER_DENSITY, Layout, copper_kg_per_pair_m
 from .parts import Accelerator, LinkClass, SwitchAsic
 from .rollup import MAX_EVALUATIONS, TopologyReport, rollup
 
-__all__ = ["CONSTRAINTS", "DomainPlan", "Layout", "choose_classes", "copper_kg_per_pair_m", "default_candidates",
+__all__ = ["CONSTRAINTS", "COPPER_DENSITY", "DomainPlan", "Layout", "choose_classes", "copper_kg_per_pair_m", "default_candidates",
            "domain_steps", "largest_domain", "plan_domain", "search_sizes"]
 
 #: What can stop a domain from growing, in the order the report lists them.
-CONSTRAINTS = ("reach", "switch_radix", "rack_power", "cables", "copper_mass")
-#: Copper's density (kg/m^3).
-COPPER_DENSITY = 8960.0
+CONSTRAINTS = ("reach", "switch_radix", "rack_power", "rack_units", "cables", "copper_mass", "link_down")
 #: Largest domain :func:`plan_domain` builds and :func:`largest_domain` considers (a bound on
 #: the cost of one plan: a 8,192-GPU two-tier domain has about 300,000 links).
 MAX_SEARCH_ACCELERATORS = 8192
@@ -40,94 +40,8 @@ MAX_SEARCH_ACCELERATORS = 8192
 MAX_PLANS = 64
 
 
-def copper_kg_per_pair_m(awg: float) -> float:
-    """Copper in one metre of a shielded twinax pair (kg): its two conductors and a drain wire
-    of the same gauge, solid (:func:`channels.media.awg_diameter_m`); the shield foil,
-    insulation and jacket are not copper conductors and are left out (no public per-metre
-    mass of twinax was found: NVL72's spine, about 27 to 30 kg with its cartridges and
-    connectors over about 3.2 km of pairs, bounds a pair at 8 to 9 g/m)."""
-    from channels.media import awg_diameter_m
-
-    d = awg_diameter_m(awg)
-    return 3 * math.pi * d * d / 4 * COPPER_DENSITY
-
-
-@dataclass(frozen=True)
-class Layout:
-    """How a domain is built and what it may not exceed.
-
-    Parameters
-    ----------
-    accelerators_per_rack : int
-        72: NVL72's 18 compute trays of 4.
-    gpus_per_tray : int
-    links_per_accelerator : int
-        18 NVLink5 links per GPU.
-    rack_pitch_m, overhead_m, tray_run_m : float
-        Racks in a row at ``rack_pitch_m``; a cable between racks runs ``overhead_m`` up,
-        along and down besides the distance; ``tray_run_m`` from a tray to the rack's spine
-        (:mod:`phy.topology.fabric`).
-    rack_power_w : float
-        The power a rack may draw with its accelerators: 132 kW, a GB200 rack's 8 power
-        shelves of 33 kW (NVIDIA BCM documentation) with half of them redundant (an
-        assumption: N+N). NVL72 draws about 120 kW (secondary).
-    max_tiers : int
-        Switch tiers allowed (1 or 2).
-    max_cables_per_rack : int, optional
-        Copper pairs plus fibres a rack may terminate (None: no limit). NVL72's spine is
-        5,184 pairs.
-    max_copper_kg_per_rack : float, optional
-        Copper conductor mass a rack may carry (:func:`copper_kg_per_pair_m`; None: no
-        limit).
-    oversubscription : float
-        Down to up ports of a first-tier switch (1: non-blocking).
-    """
-
-    accelerators_per_rack: int = 72
-    gpus_per_tray: int = 4
-    links_per_accelerator: int = 18
-    rack_pitch_m: float = 0.6
-    overhead_m: float = 4.0
-    tray_run_m: float = 0.1
-    rack_power_w: float = 132e3
-    max_tiers: int = 2
-    max_cables_per_rack: int | None = None
-    max_copper_kg_per_rack: float | None = None
-    oversubscription: float = 1.0
-
-    def __post_init__(self):
-        integer(self.accelerators_per_rack, "Layout.accelerators_per_rack", 1, 4096)
-        integer(self.gpus_per_tray, "Layout.gpus_per_tray", 1, self.accelerators_per_rack)
-        integer(self.links_per_accelerator, "Layout.links_per_accelerator", 1, 256)
-        number(self.rack_pitch_m, "Layout.rack_pitch_m", positive=True)
-        number(self.overhead_m, "Layout.overhead_m", nonneg=True)
-        number(self.tray_run_m, "Layout.tray_run_m", nonneg=True)
-        number(self.rack_power_w, "Layout.rack_power_w", positive=True)
-        integer(self.max_tiers, "Layout.max_tiers", 1, 2)
-        if self.max_cables_per_rack is not None:
-            integer(self.max_cables_per_rack, "Layout.max_cables_per_rack", 1)
-        if self.max_copper_kg_per_rack is not None:
-            number(self.max_copper_kg_per_rack, "Layout.max_copper_kg_per_rack", positive=True)
-        number(self.oversubscription, "Layout.oversubscription", positive=True)
-
-    def max_accelerators(self, asic: SwitchAsic, tiers: int | None = None) -> int:
-        """The most accelerators the switch radix allows on ``tiers`` tiers (default
-        ``max_tiers``): one tier, a port per accelerator on each switch (``radix``); two, a
-        plane per accelerator link, each a folded Clos whose first-tier switches give
-        ``down`` ports to accelerators and reach every second-tier switch once
-        (``down x radix``)."""
-        t = self.max_tiers if tiers is None else integer(tiers, "tiers", 1, 2)
-        if t == 1:
-            return asic.radix
-        down = round(asic.radix * self.oversubscription / (1 + self.oversubscription))
-        return down * asic.radix
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
 def default_candidates(lanes: int = 2, lane_rate_bps: float = 212.5e9, fec="KP4", serdes=None,
-                       host: str | None = "HL") -> tuple:
+                       host: str | None = "HL", resolution_m: float | None = None) -> tuple:
     """The five link classes a cable may be: passive copper (26 AWG twinax, host ``host``),
     an active electrical cable (the same, a retimer in each plug), LPO, CPO and DSP
     pluggable optics, all ``lanes`` x ``lane_rate_bps`` with KP4 and the link layer; the
@@ -138,21 +52,25 @@ def default_candidates(lanes: int = 2, lane_rate_bps: float = 212.5e9, fec="KP4"
     Without ``serdes`` the same arguments give the same classes (the last eight kept), so
     that plans made one after another share their link evaluations (each class caches its
     reports by length): the default candidates' in-rack lengths cost tens of seconds once,
-    not once per plan."""
+    not once per plan.
+
+    ``resolution_m``: the copper classes' length buckets (default 0.25 m for passive copper,
+    0.5 m for the AEC); a coarser bucket evaluates fewer lengths, each rounded up (a class
+    that closes at its bucket closes at the length: conservative)."""
     if serdes is None:
         try:
-            return _default_candidates(lanes, lane_rate_bps, fec, host)
+            return _default_candidates(lanes, lane_rate_bps, fec, host, resolution_m)
         except TypeError:  # an unhashable argument: let the checks below name it
             pass
-    return _make_candidates(lanes, lane_rate_bps, fec, serdes, host)
+    return _make_candidates(lanes, lane_rate_bps, fec, serdes, host, resolution_m)
 
 
 @functools.lru_cache(maxsize=8)
-def _default_candidates(lanes, lane_rate_bps, fec, host) -> tuple:
-    return _make_candidates(lanes, lane_rate_bps, fec, None, host)
+def _default_candidates(lanes, lane_rate_bps, fec, host, resolution_m=None) -> tuple:
+    return _make_candidates(lanes, lane_rate_bps, fec, None, host, resolution_m)
 
 
-def _make_candidates(lanes, lane_rate_bps, fec, serdes, host) -> tuple:
+def _make_candidates(lanes, lane_rate_bps, fec, serdes, host, resolution_m=None) -> tuple:
     from ..link import Retry
     from ..sweep.point import _preset_serdes
 
@@ -160,8 +78,9 @@ def _make_candidates(lanes, lane_rate_bps, fec, serdes, host) -> tuple:
     from .builders import tray_flyover_m
 
     fly = tray_flyover_m(host)
-    return (LinkClass.copper_twinax(lanes, lane_rate_bps, 26, fec, sd, 0.25, retry=Retry(), host=host, flyover_m=fly),
-            LinkClass.aec(lanes, lane_rate_bps, 26, fec, sd, 0.5, retry=Retry(), host=host),
+    return (LinkClass.copper_twinax(lanes, lane_rate_bps, 26, fec, sd, resolution_m or 0.25, retry=Retry(), host=host,
+                                    flyover_m=fly),
+            LinkClass.aec(lanes, lane_rate_bps, 26, fec, sd, resolution_m or 0.5, retry=Retry(), host=host),
             LinkClass.optical("lpo", lanes, lane_rate_bps, fec), LinkClass.optical("cpo", lanes, lane_rate_bps, fec),
             LinkClass.optical("dsp", lanes, lane_rate_bps, fec))
 
@@ -234,7 +153,10 @@ class DomainPlan:
         Per constraint, the used share of its limit: reach, infinite when a link closes with
         no candidate (0 allowed), else 0; switch radix, the accelerators over the most the
         tiers in use allow (1 at 72 on one tier of 72-port switches: the next size needs a
-        second tier); the others, the fullest rack's value over its limit (0 without one).
+        second tier); rack power (and cooling), rack units, cables and copper mass, the
+        fullest rack's value over its limit (:class:`Layout`; 0 without one); link down, the
+        domain's link-down events per day over ``Layout.max_link_down_per_day`` (0 without a
+        budget).
     choices : list of dict
         Per link level and distinct length: the class chosen and every candidate's verdict,
         power (W per link) and latency.
@@ -249,6 +171,13 @@ class DomainPlan:
     reliability : ReliabilityReport
         Its parts' failure rates, link-down events per day, uncorrectable frames and
         replays (:func:`phy.topology.reliability.fabric_reliability`, default rates).
+    racks : int
+        Racks the domain takes (accelerator and spine racks).
+    rack_units : list of int
+        Rack units each rack takes (:meth:`Layout.units`).
+    optical_links, optical_modules : int, float
+        Links on an optical class, and the optical modules (pluggables, or co-packaged
+        engines' shares) at their ends (:func:`phy.topology.reliability.component_counts`).
     """
 
     n_accelerators: int
@@ -269,6 +198,10 @@ class DomainPlan:
     notes: list
     report_topology: Topology | None = None
     reliability: object = None
+    racks: int = 0
+    rack_units: list = field(default_factory=list)
+    optical_links: int = 0
+    optical_modules: float = 0.0
 
     def row(self) -> dict:
         """The plan's line in :func:`domain_steps`' table."""
@@ -280,7 +213,10 @@ class DomainPlan:
                 "classes": {k: [min(v), max(v)] for k, v in classes.items()},
                 "fabric_kw": self.power.total_w / 1e3, "fabric_w_per_accelerator": self.power.per_accelerator_w,
                 "max_rack_kw": self.power.max_rack_w / 1e3, "cables": self.cables,
-                "copper_kg": self.copper_kg, "one_way_local_ns": self.latency_s["local"]["one_way"] * 1e9,
+                "copper_kg": self.copper_kg, "racks": self.racks,
+                "rack_units_max": max(self.rack_units) if self.rack_units else 0,
+                "optical_links": self.optical_links, "optical_modules": self.optical_modules,
+                "one_way_local_ns": self.latency_s["local"]["one_way"] * 1e9,
                 "one_way_remote_ns": self.latency_s["remote"]["one_way"] * 1e9,
                 "link_down_per_day": self.reliability.link_down_events_per_day,
                 "uncorrectable_frames_per_day": self.reliability.uncorrectable_frames_per_day}
@@ -309,9 +245,11 @@ def _geometry(n: int, layout: Layout, asic: SwitchAsic, acc: Accelerator, lc: Li
     if n <= asic.radix:  # one tier over a row: the switches in a rack in the middle
         return single_tier(n, lc, accelerator=acc, asic=asic, links_per_accel=lpa, accels_per_rack=apr,
                            rack_pitch_m=layout.rack_pitch_m, overhead_m=layout.overhead_m, name=f"domain_{n}"), 1
+    laid = layout.route == "laid_out"
     return two_tier(n // apr, lc, lc, accelerator=acc, asic=asic, gpus_per_rack=apr, links_per_gpu=lpa,
                     oversubscription=layout.oversubscription, rack_pitch_m=layout.rack_pitch_m,
-                    overhead_m=layout.overhead_m, tray_run_m=layout.tray_run_m, name=f"domain_{n}"), 2
+                    overhead_m=layout.overhead_m, tray_run_m=layout.tray_run_m, name=f"domain_{n}",
+                    rack_height_m=layout.rack_height_m if laid else None, rise_m=layout.rise_m), 2
 
 
 def _check_shape(n: int, layout: Layout, asic: SwitchAsic) -> None:
@@ -378,29 +316,47 @@ def _assess(n: int, topo: Topology, tiers: int, rep: TopologyReport, lay: Layout
     cables_rack = _per_rack(topo, pairs)
     kg_rack = _per_rack(topo, kg)
     unclosed = sum(f["cables"] for f in rep.failing)
+    units = _units_per_rack(topo, lay)
+    from .reliability import fabric_reliability
+
+    rel = fabric_reliability(topo, rep)
+    down = rel.link_down_events_per_day
     util = {"reach": math.inf if unclosed else 0.0,
             "switch_radix": n / lay.max_accelerators(sw, min(tiers, lay.max_tiers)),
             "rack_power": rep.power.max_rack_w / lay.rack_power_w,
+            "rack_units": int(units.max()) / lay.rack_units,
             "cables": float(cables_rack.max()) / lay.max_cables_per_rack if lay.max_cables_per_rack else 0.0,
-            "copper_mass": float(kg_rack.max()) / lay.max_copper_kg_per_rack if lay.max_copper_kg_per_rack else 0.0}
+            "copper_mass": float(kg_rack.max()) / lay.max_copper_kg_per_rack if lay.max_copper_kg_per_rack else 0.0,
+            "link_down": down / lay.max_link_down_per_day if lay.max_link_down_per_day else 0.0}
     words = {"reach": f"{unclosed} links close with no candidate class (lengths "
                       + ", ".join(f"{f['length_m']:g} m" for f in rep.failing) + ")",
              "switch_radix": (f"{n} accelerators need more than {lay.max_tiers} tier(s) of {sw.radix}-port switches "
                               f"(at most {lay.max_accelerators(sw)})"),
              "rack_power": f"the fullest rack draws {rep.power.max_rack_w / 1e3:.1f} kW of {lay.rack_power_w / 1e3:g} kW",
+             "rack_units": (f"the fullest rack needs {int(units.max())} RU (compute and switch trays, "
+                            f"{lay.power_shelves} power shelves, {lay.other_units} other) of {lay.rack_units}"),
+             "link_down": f"{down:.3g} link-down events per day against a budget of {lay.max_link_down_per_day}",
              "cables": f"a rack terminates {int(cables_rack.max())} pairs and fibres of {lay.max_cables_per_rack}",
              "copper_mass": f"a rack carries {kg_rack.max():.1f} kg of copper of {lay.max_copper_kg_per_rack}"}
     over = [k for k in CONSTRAINTS if util[k] > 1 or (k == "reach" and unclosed)]
     binding = max(over, key=lambda k: util[k]) if over else max(CONSTRAINTS, key=lambda k: util[k])
     lat = {p: {"one_way": rep.one_way[p].total_s, "phy_floor": rep.phy_floor_s[p]} for p in rep.one_way}
-    from .reliability import fabric_reliability
-
-    rel = fabric_reliability(topo, rep)
     notes = [f"each cable's class: the least {'power per link' if objective == 'power' else 'one-way latency'} "
              "among the candidates that close at its length", *rep.power.notes, *rel.notes]
+    optical = np.array([cls.medium == "optical" for cls in topo.classes])[topo.link_class]
     return DomainPlan(n, topo.name, tiers, not over, binding, util, [words[k] for k in over], choices,
                       int(pairs.sum()), int(cables_rack.max()), float(kg.sum()), float(kg_rack.max()), rep.power,
-                      lat, rep, notes, topo, rel)
+                      lat, rep, notes, topo, rel, topo.n_racks, units.tolist(), int(optical.sum()),
+                      float(rel.counts.get("optical_module", 0.0) + rel.counts.get("optical_engine", 0.0)))
+
+
+def _units_per_rack(topo: Topology, lay: Layout) -> np.ndarray:
+    """Rack units each rack of ``topo`` takes (:meth:`Layout.units`): its accelerators' compute
+    trays, its switch ASICs' trays, the power shelves and other units."""
+    n = topo.n_accelerators
+    acc = np.bincount(topo.rack_of[:n], minlength=topo.n_racks)
+    asics = np.bincount(topo.rack_of[n:], minlength=topo.n_racks)
+    return np.array([lay.units(int(a), int(b)) for a, b in zip(acc, asics)], dtype=np.int64)
 
 
 def search_sizes(layout: Layout, sizes=None, *, asic: SwitchAsic | None = None, every: bool = False) -> list:
