@@ -12,11 +12,14 @@ from phy import topology as tp
 ACC = tp.Accelerator.gb200()
 M = tp.Model.llama3_70b()
 CAP = 2 * M.weight_bytes
+#: The bare roofline: Little's law is exact on it (the calibrated engine adds kernel time that no
+#: stream touches, diluting the proportions; the knee itself does not move, checked below)
+IDEAL = tp.Runtime.ideal()
 
 
-def _tokens(link, tier, rtt, d, eff=1.0):
+def _tokens(link, tier, rtt, d, eff=1.0, runtime=IDEAL):
     return tp.decode(model=M, batch=1, accelerator=ACC, tier=tier, capacity_bytes=CAP, link_bandwidth_bytes_per_s=link,
-                     link_round_trip_s=rtt, link_efficiency=eff, prefetch_bytes=d).tokens_per_s
+                     link_round_trip_s=rtt, link_efficiency=eff, prefetch_bytes=d, runtime=runtime).tokens_per_s
 
 
 def test_the_default_reader_is_littles_law_on_local_memory():
@@ -31,7 +34,12 @@ def test_the_knee_is_bytes_in_flight_over_the_round_trip(rtt, d):
     efficiency), the link stops being the limit past it and is the limit below it."""
     sram = tp.MemoryTier.sram_lpu()
     k = tp.balance_bandwidth(M, 1, accelerator=ACC, tier=sram, capacity_bytes=CAP, port_bytes_per_s=1e15,
-                             link_round_trip_s=rtt, link_efficiency=0.9, bytes_in_flight=d)
+                             link_round_trip_s=rtt, link_efficiency=0.9, bytes_in_flight=d, runtime=IDEAL)
+    cal = tp.balance_bandwidth(M, 1, accelerator=ACC, tier=sram, capacity_bytes=CAP, port_bytes_per_s=1e15,
+                               link_round_trip_s=rtt, link_efficiency=0.9, bytes_in_flight=d)
+    assert cal["knee_bytes_per_s"] == k["knee_bytes_per_s"]  # the engine's kernels do not move the knee
+    assert _tokens(10 * k["knee_bytes_per_s"], sram, rtt, d, 0.9, None) == pytest.approx(
+        cal["tokens_per_s_at_knee"], rel=1e-9)
     R = rtt + sram.latency_s
     assert k["round_trip_s"] == pytest.approx(R)
     assert k["knee_bytes_per_s"] == pytest.approx(d / R / 0.9, rel=1e-12)
@@ -119,10 +127,10 @@ def fabric():
 def test_latency_value_never_streams_above_a_port(fabric):
     port = fabric.accel_bandwidth_bytes_per_s
     rows = tp.latency_value(M, [0.3e-6, 1e-6, 3e-6], accelerator=ACC, collectives=fabric.collectives,
-                            target_tokens_per_s=600)
+                            target_tokens_per_s=200)
     for r in rows:
-        total = M.touched_bytes(1) * 600
-        assert r["stream_total_bytes_per_s"] == pytest.approx(total)        # 42 TB/s in all
+        total = M.touched_bytes(1) * 200
+        assert r["stream_total_bytes_per_s"] == pytest.approx(total)        # 14 TB/s in all
         assert r["stream_bandwidth_bytes_per_s"] <= port * (1 + 1e-12)     # was the 42 TB/s through one port
         assert r["stream_bandwidth_bytes_per_s"] <= r["stream_per_port_bytes_per_s"] * (1 + 1e-12)
         n = r["stream_tp"]
@@ -130,18 +138,18 @@ def test_latency_value_never_streams_above_a_port(fabric):
         assert r["buffer_bytes"] == pytest.approx(r["stream_bandwidth_bytes_per_s"] * r["round_trip_s"])
         d = tp.reader_bytes_in_flight(ACC)
         assert r["stream_per_port_bytes_per_s"] == pytest.approx(min(port, d / r["round_trip_s"]))
-    # low latency: the port limits, 48 ports; 3 us one way: the reader's bytes in flight
+    # low latency: the port limits, 16 ports; 3 us one way: the reader's bytes in flight
     # over a 6.4 us round trip limit each port to 0.5 TB/s, so more chips are needed
-    assert rows[0]["stream_limit"] == "port" and rows[0]["stream_tp"] == math.ceil(42.36e12 / port)
+    assert rows[0]["stream_limit"] == "port" and rows[0]["stream_tp"] == math.ceil(M.touched_bytes(1) * 200 / port)
     assert rows[2]["stream_limit"] == "bytes_in_flight" and rows[2]["stream_tp"] > rows[0]["stream_tp"]
 
 
 def test_latency_value_says_when_the_stream_is_out_of_reach(fabric):
     rows = tp.latency_value(M, [0.3e-6, 3e-6], accelerator=ACC, collectives=fabric.collectives,
-                            target_tokens_per_s=600)
+                            target_tokens_per_s=200)
     for r in rows:
         lo, hi = r["tp_range"]
         assert r["stream_in_reach"] == (lo <= r["stream_tp"] <= hi)
-    far = tp.latency_value(M, [0.3e-6], accelerator=ACC, collectives=fabric.collectives, target_tokens_per_s=600,
-                           port_bytes_per_s=50e9)
+    far = tp.latency_value(M, [0.3e-6], accelerator=ACC, collectives=fabric.collectives, target_tokens_per_s=200,
+                           port_bytes_per_s=10e9)
     assert far[0]["stream_tp"] > 72 and not far[0]["stream_in_reach"]

@@ -158,7 +158,9 @@ def test_llmcompass_ring_for_a_switched_rack_with_the_device_count(fabric):
     assert link["bandwidth_per_direction_byte"] * arch["interconnect"]["link_count_per_device"] == pytest.approx(
         r.accel_bandwidth_bytes_per_s)
     ratio = _within([llmcompass_all_reduce_s(arch, s) for s in SIZES], [_ours(r, s) for s in SIZES])
-    assert np.all(np.abs(ratio - 1) < 0.01)  # headers per packet as ours: the same line
+    # headers per packet as ours: the same line but for NCCL's channel ramp at mid sizes (the ring
+    # launches fewer channels below its saturation size), which no alpha-beta tool has: 3 % at most
+    assert np.all(np.abs(ratio - 1) < 0.04)
     # the old export's full mesh ("FC") with a transfer's one way per step misses by far
     fc = export.llmcompass_system(r, topology="FC")
     fc["interconnect"]["link"]["latency_second"] = r.one_way["remote"].total_s
@@ -171,7 +173,7 @@ def test_calculon_latency_once_with_the_algorithms_volume(fabric):
     net = export.calculon_network(r)
     assert net["ops"]["all_reduce"] == [2.0, -1]  # the ring's volume
     ratio = _within([calculon_all_reduce_s(net, s) for s in SIZES], [_ours(r, s) for s in SIZES])
-    assert np.all(np.abs(ratio - 1) < 0.01)
+    assert np.all(np.abs(ratio - 1) < 0.04)  # as LLMCompass: all but the channel ramp
     # the in-switch reduction (NVLS) too, when the switch reduces
     sw = export.calculon_network(r, algorithm="switch", protocol="simple")
     assert sw["ops"]["all_reduce"][1] == 1 and sw["efficiency"] == net["efficiency"]

@@ -118,8 +118,9 @@ def balance_bandwidth(model: Model, batch: int = 1, *, accelerator: Accelerator,
     free = decode(**kw, link_bandwidth_bytes_per_s=1e30)            # neither link nor reader limits
     little = math.inf if rtt == 0 else d / rtt
     compute_bw = math.inf
-    if free.flops_per_step > 0:  # the stream at which memory time equals compute time
-        compute_bw = free.bytes_per_step * accelerator.flops_at(model.precision) / free.flops_per_step
+    if free.compute_s > 0:  # the stream at which memory time equals compute time (the engine's
+        # achieved bandwidth and GEMM efficiency included: memory time goes as 1 / stream)
+        compute_bw = free.effective_bandwidth_bytes_per_s * free.memory_s / free.compute_s
     terms = {f"the {tier.name} tier's bandwidth": tier.bandwidth_bytes_per_s,
              "bytes in flight over the round trip": little, "compute": compute_bw}
     by = min(terms, key=lambda k: terms[k])
@@ -140,7 +141,8 @@ def balance_bandwidth(model: Model, batch: int = 1, *, accelerator: Accelerator,
 def latency_value(model: Model, latencies_s, *, accelerator: Accelerator, collectives: Collectives,
                   tps=(8, 72), target_tokens_per_s: float | None = None, batch: int = 1, context_tokens: int = 0,
                   max_tp: int | None = None, port_bytes_per_s: float | None = None,
-                  bytes_in_flight: float | None = None, link_efficiency: float = 1.0) -> list[dict]:
+                  bytes_in_flight: float | None = None, link_efficiency: float = 1.0,
+                  runtime=None) -> list[dict]:
     """What lower fabric latency buys, at each one-way latency in ``latencies_s``:
 
     * ``tokens_per_s[tp]``: a latency-bound decode (``batch``, weights sharded over ``tp``
@@ -161,6 +163,11 @@ def latency_value(model: Model, latencies_s, *, accelerator: Accelerator, collec
       keeps in flight for it (Little's law); ``stream_in_reach``, whether that many chips
       still reach the target with the collectives at that latency (``stream_tp`` within
       ``tp_range``).
+
+    ``runtime``: the inference engine each decode runs (:class:`phy.topology.Runtime`; default
+    the calibrated :meth:`~phy.topology.Runtime.trtllm`; :meth:`~phy.topology.Runtime.ideal`
+    for the bare roofline). Its kernel time is the same at every latency, so it dilutes what
+    latency buys in tokens but not in time per token.
     """
     if not isinstance(collectives, Collectives):
         raise ConfigError(f"collectives must be a phy.latency.Collectives, got {type(collectives).__name__}")
@@ -181,7 +188,7 @@ def latency_value(model: Model, latencies_s, *, accelerator: Accelerator, collec
 
         def speed(t):
             return decode(model=model, batch=B, accelerator=accelerator, tp=t, collectives=col, context_tokens=ctx,
-                          capacity_bytes=state + 1.0).tokens_per_s
+                          capacity_bytes=state + 1.0, runtime=runtime).tokens_per_s
 
         row = {"one_way_s": float(x), "tokens_per_s": {t: speed(t) for t in tps},
                "round_trip_s": 2 * float(x) + tier.latency_s}
