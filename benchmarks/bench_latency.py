@@ -188,11 +188,13 @@ def main(argv=None) -> int:
     knees = []
     for tier in (tp.MemoryTier.sram_lpu(), acc.memory, tp.MemoryTier.lpddr5x()):
         k = tp.balance_bandwidth(m, 1, accelerator=acc, tier=tier, capacity_bytes=2 * m.weight_bytes,
-                                 link_efficiency=0.9, link_round_trip_s=r.round_trip["remote"].total_s)
+                                 link_efficiency=0.9, link_round_trip_s=r.round_trip["remote"].total_s,
+                                 port_bytes_per_s=r.accel_bandwidth_bytes_per_s)
         knees.append(k)
         knee = k["knee_bytes_per_s"]
         print(f"   balance the pipe, {tier.name:<8}: knee {knee / 1e12:.3f} TB/s ({knee / tier.bandwidth_bytes_per_s:.3f} "
-              f"x the tier), {k['tokens_per_s_at_knee']:.1f} tok/s; ceiling: {k['ceiling']}")
+              f"x the tier), {k['tokens_per_s_at_knee']:.1f} tok/s; ceiling: {k['ceiling']}; "
+              f"{k['ports_to_balance']} port(s) to balance")
     so = tp.rollup(tp.scale_out(72, tp.LinkClass.optical("dsp", lanes=4)))
     loc = tp.over_fabric(r, m, source="local").tokens_per_s
     rem = tp.over_fabric(r, m, source="remote").tokens_per_s
@@ -200,12 +202,13 @@ def main(argv=None) -> int:
     print(f"   local HBM {loc:.1f} tok/s; remote HBM over NVLink (1.8 TB/s both ways) {rem:.2f}: {loc / rem:.2f}x behind; "
           f"over scale-out {far:.3f}: {loc / far:.1f}x behind")
     rows = tp.latency_value(m, [0.3e-6, 1e-6, 3e-6], accelerator=acc, collectives=sym["nvl72"],
-                            target_tokens_per_s=600)
+                            target_tokens_per_s=200)
     for x in rows:
         print(f"   one way {x['one_way_s'] * 1e6:.1f} us: TP 8 {x['tokens_per_s'][8]:.0f} tok/s, TP 72 "
-              f"{x['tokens_per_s'][72]:.0f}; for 600 tok/s: buffer {x['buffer_bytes'] / 1e6:.1f} MB, GPUs "
-              f"{x['tp_range']}, memory per chip "
-              + (f"{x['memory_per_chip_bytes'] / 1e9:.2f} GB" if x["memory_per_chip_bytes"] else "unreachable"))
+              f"{x['tokens_per_s'][72]:.0f}; for 200 tok/s: GPUs {x['tp_range']}, memory per chip "
+              + (f"{x['memory_per_chip_bytes'] / 1e9:.2f} GB" if x["memory_per_chip_bytes"] else "unreachable")
+              + f"; streamed instead: {x['stream_tp']} ports at {x['stream_bandwidth_bytes_per_s'] / 1e9:.0f} GB/s "
+              f"({x['stream_limit']}), {x['buffer_bytes'] / 1e6:.2f} MB in flight each")
     res["decode"] = {"mfu": {str(k): v for k, v in mfu.items()}, "knees": knees,
                      "local_over_remote": loc / rem, "local_over_scale_out": loc / far, "latency_value": rows}
     if a.json:

@@ -4,7 +4,7 @@
    TRAINING rows, beside the figures the presets carry.
 2. Every public measurement (``rows()``): engine, hardware, batch and lengths, measured and
    our tokens/s per sequence, the ratio, and its set (train: fitted; test: held out;
-   check: another regime or a weak source, shown for the spread).
+   context: another regime or a weak source, shown for the spread).
 3. The issue's headline cases, the bare roofline beside the calibrated model, and where
    the time goes.
 4. The MFU crossing (the smallest batch reaching 20 % of peak FLOP/s) restated with the
@@ -32,7 +32,7 @@ KEYS = ("area", "case", "source", "measured", "ours", "unit", "ratio", "set")
 
 def rows() -> list[dict]:
     """One dict per public measurement: area, case, source, measured, ours, unit, ratio
-    (ours / measured) and set (train / test / check)."""
+    (ours / measured) and set (train / test / context)."""
     return [{k: r[k] for k in KEYS} for r in cal.rows(FITTED_COEFFICIENTS)]
 
 

@@ -1,6 +1,6 @@
 """Failure rates against public field data (issue 33, part 4): each field figure, its
 source, what the calibrated rates (phy.topology.FitRates) predict for it, the ratio, and
-whether the figure trained the fit ("train"), was held out ("test") or is a check.
+whether the figure trained the fit ("train"), was held out ("test") or is context (before calibration, another population, a bound).
 
 The optical handbook rates (Telcordia SR-332) are scaled by one factor fitted in code
 (phy.topology.fit_rates.fit_optical_factor) to Alibaba HPN's 0.057 % of NIC-ToR links

@@ -9,10 +9,14 @@ ratio ours / measured and the set it belongs to:
   its ratio shows the fit, not the model's truth;
 * ``test``: a figure no coefficient saw: the model's judgement;
 * ``check``: an exact cross-check (a system simulator's own computation on our export
-  against ours, where ``measured`` is ours and ``ours`` the tool's).
+  against ours, where ``measured`` is ours and ``ours`` the tool's);
+* ``context``: a figure shown for the spread and not judged: another regime, a weak
+  source, another reading of a measurement (NCCL with or without NVLS), or the model
+  before its calibration.
 
 This script gathers them, prints the table and, per area and set, how many rows fall within
-the tolerance (30 % for measurements, 10 % for the exports' checks), the ratios' range and
+the tolerance (30 % for measurements, 10 % for the exports' checks; context rows are not
+judged), the ratios' range and
 geometric mean, and the worst row. Nothing here fails a build: the spread is reported as it
 is, and the README quotes it.
 
@@ -37,10 +41,10 @@ if str(REPO) not in sys.path:
 
 PARTS = ("decode", "collectives", "domain", "reliability", "exports")
 KEYS = ("area", "case", "source", "measured", "ours", "unit", "ratio", "set")
-SETS = ("train", "test", "check")
+SETS = ("train", "test", "check", "context")
 #: Tolerance on |ours / measured - 1| by set: the issue's 30 % against public measurements,
 #: 10 % for a tool's own computation on our export.
-TOLERANCE = {"train": 0.30, "test": 0.30, "check": 0.10}
+TOLERANCE = {"train": 0.30, "test": 0.30, "check": 0.10, "context": None}
 
 
 def _load(part: str):
@@ -80,8 +84,10 @@ def collect(parts=PARTS) -> tuple[list[dict], list[str]]:
     return rows, notes
 
 
-def within(row: dict) -> bool:
-    return abs(row["ratio"] - 1.0) <= TOLERANCE[row["set"]] + 1e-12
+def within(row: dict) -> bool | None:
+    """Inside its set's tolerance (None for a context row: not judged)."""
+    tol = TOLERANCE[row["set"]]
+    return None if tol is None else abs(row["ratio"] - 1.0) <= tol + 1e-12
 
 
 def summary(rows: list[dict]) -> list[dict]:
@@ -94,7 +100,8 @@ def summary(rows: list[dict]) -> list[dict]:
     for (area, s), rs in groups.items():
         logs = [math.log(r["ratio"]) if r["ratio"] > 0 else -math.inf for r in rs]
         worst = max(rs, key=lambda r: abs(math.log(r["ratio"])) if r["ratio"] > 0 else math.inf)
-        out.append({"area": area, "set": s, "rows": len(rs), "within": sum(within(r) for r in rs),
+        judged = TOLERANCE[s] is not None
+        out.append({"area": area, "set": s, "rows": len(rs), "within": sum(bool(within(r)) for r in rs) if judged else None,
                     "tolerance": TOLERANCE[s], "ratio_min": min(r["ratio"] for r in rs),
                     "ratio_max": max(r["ratio"] for r in rs),
                     "ratio_geomean": math.exp(sum(logs) / len(logs)) if all(map(math.isfinite, logs)) else 0.0,
@@ -103,28 +110,29 @@ def summary(rows: list[dict]) -> list[dict]:
 
 
 def table(rows: list[dict]) -> str:
-    head = f"{'area':<12} {'set':<6} {'case':<52} {'measured':>11} {'ours':>11} {'unit':<10} {'ratio':>6}  source"
+    head = f"{'area':<12} {'set':<7} {'case':<52} {'measured':>11} {'ours':>11} {'unit':<10} {'ratio':>6}  source"
     lines = [head, "-" * len(head)]
     for r in rows:
-        mark = "" if within(r) else "  *"
-        lines.append(f"{r['area']:<12} {r['set']:<6} {r['case'][:52]:<52} {r['measured']:>11.4g} {r['ours']:>11.4g} "
+        mark = "  *" if within(r) is False else ""
+        lines.append(f"{r['area']:<12} {r['set']:<7} {r['case'][:52]:<52} {r['measured']:>11.4g} {r['ours']:>11.4g} "
                      f"{r['unit'][:10]:<10} {r['ratio']:>6.2f}  {r['source']}{mark}")
     return "\n".join(lines)
 
 
 def summary_table(summ: list[dict]) -> str:
-    head = f"{'area':<12} {'set':<6} {'rows':>4} {'within':>7} {'tol':>5} {'min':>6} {'max':>6} {'geomean':>8}  worst"
+    head = f"{'area':<12} {'set':<7} {'rows':>4} {'within':>7} {'tol':>5} {'min':>6} {'max':>6} {'geomean':>8}  worst"
     lines = [head, "-" * len(head)]
     for s in summ:
-        lines.append(f"{s['area']:<12} {s['set']:<6} {s['rows']:>4} {s['within']:>7} {s['tolerance']:>5.0%} "
+        w, tol = ("-", "-") if s["tolerance"] is None else (s["within"], f"{s['tolerance']:.0%}")
+        lines.append(f"{s['area']:<12} {s['set']:<7} {s['rows']:>4} {w:>7} {tol:>5} "
                      f"{s['ratio_min']:>6.2f} {s['ratio_max']:>6.2f} {s['ratio_geomean']:>8.2f}  {s['worst']}")
     return "\n".join(lines)
 
 
 def figure(rows: list[dict], ax=None):
     """Every row's ratio on a log axis, one line per area, the tolerance bands shaded;
-    filled markers are held-out measurements, open ones the training set, crosses the
-    exports' checks. Returns the axes."""
+    filled markers are held-out measurements, open circles the training set, crosses the
+    exports' checks, open diamonds context rows (not judged). Returns the axes."""
     import matplotlib.pyplot as plt
 
     if ax is None:
@@ -132,7 +140,8 @@ def figure(rows: list[dict], ax=None):
     areas = list(dict.fromkeys(r["area"] for r in rows))
     style = {"test": dict(marker="o", facecolors="tab:blue", edgecolors="tab:blue"),
              "train": dict(marker="o", facecolors="none", edgecolors="tab:gray"),
-             "check": dict(marker="x", color="tab:green")}
+             "check": dict(marker="x", color="tab:green"),
+             "context": dict(marker="d", facecolors="none", edgecolors="tab:orange")}
     ax.axvspan(1 / 1.3, 1.3, color="tab:blue", alpha=0.08, lw=0)
     ax.axvspan(0.9, 1.1, color="tab:green", alpha=0.10, lw=0)
     ax.axvline(1.0, color="k", lw=0.8)
@@ -140,7 +149,7 @@ def figure(rows: list[dict], ax=None):
         pts = [(r["ratio"], areas.index(r["area"])) for r in rows if r["set"] == s and r["ratio"] > 0]
         if pts:
             x, y = zip(*pts)
-            ax.scatter(x, [v + {"train": -0.15, "test": 0.0, "check": 0.15}[s] for v in y], s=22, label=s, **style[s])
+            ax.scatter(x, [v + {"train": -0.15, "test": 0.0, "check": 0.15, "context": 0.3}[s] for v in y], s=22, label=s, **style[s])
     ax.set_xscale("log")
     span = max([1.5] + [max(r["ratio"], 1 / r["ratio"]) * 1.15 for r in rows if r["ratio"] > 0])
     ax.set_xlim(1 / span, span)

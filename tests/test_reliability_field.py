@@ -72,7 +72,7 @@ def test_the_handbook_rates_fail_the_training_figure():
     """The old defaults (handbook optics) put 0.104 % of HPN's links down a month, 1.8x the
     0.057 % measured, outside a factor 1.5."""
     row = _rows()["200G NIC-ToR link with the handbook rates (before calibration)"]
-    assert row["set"] == "check" and row["ratio"] == pytest.approx(1.83, abs=0.02)
+    assert row["set"] == "context" and row["ratio"] == pytest.approx(1.83, abs=0.02)
     assert link_fit("dsp_optics", 2, 2, FitRates.handbook()) * MONTH_PCT / 0.057 > 1.5
 
 
@@ -134,7 +134,7 @@ def test_rows_are_complete_and_sourced():
     rows = field_comparison()
     keys = {"area", "case", "source", "measured", "ours", "unit", "ratio", "set"}
     assert all(set(r) == keys and r["area"] == "failures" for r in rows)
-    assert {r["set"] for r in rows} == {"train", "test", "check"}
+    assert {r["set"] for r in rows} == {"train", "test", "context"}
     assert all(r["measured"] > 0 and r["ours"] > 0 and r["source"] for r in rows)
     train = [r for r in rows if r["set"] == "train"]
     assert len(train) == 2 and all(r["ratio"] == pytest.approx(1.0) for r in train)

@@ -49,3 +49,11 @@ def test_summary_counts_and_worst(vs):
     assert s["worst"].startswith("b ")
     assert s["ratio_min"] == pytest.approx(100 / 175) and s["ratio_max"] == pytest.approx(1.2)
     assert s["ratio_geomean"] == pytest.approx((1.0 * (100 / 175) * 1.2) ** (1 / 3))
+
+
+def test_context_rows_are_shown_not_judged(vs):
+    r = vs._clean(row(set="context", ours=500.0), "decode")
+    assert vs.within(r) is None and "*" not in vs.table([r])
+    (s,) = vs.summary([r])
+    assert s["within"] is None and s["tolerance"] is None
+    assert "-" in vs.summary_table([s])

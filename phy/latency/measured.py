@@ -1,5 +1,5 @@
 """Public measurements of NCCL collectives on NVLink domains, the figures the collective
-model is fitted to (``train``) and judged on (``test``; ``check``: a figure measured
+model is fitted to (``train``) and judged on (``test``; ``context``: a figure measured
 under conditions the model only approximates).
 
 Each entry: ``area`` (``all_reduce`` or ``send_recv``), ``fabric`` (``h100``: an
@@ -67,7 +67,7 @@ MEASUREMENTS = (
          source="nccl-tests issue 212 (sjeaugey: ~370 GB/s effective NVLink bandwidth, seen as busBw of "
                 "non-allreduce operations)"),
     dict(area="send_recv", fabric="h100", p=2, size=1024, quantity="time_s", value=3.7e-6, algorithm=None,
-         symmetric=False, software="sendrecv_perf, CUDA graphs, 4 H800 (8 NVLinks)", set="check",
+         symmetric=False, software="sendrecv_perf, CUDA graphs, 4 H800 (8 NVLinks)", set="context",
          source="NVIDIA/nccl issue 1984"),
 )
 

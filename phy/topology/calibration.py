@@ -4,7 +4,7 @@
 Each entry of :data:`MEASUREMENTS` is one public figure: engine, hardware, precision,
 tensor and expert parallelism, batch, input/output lengths, the measured tokens/s per
 sequence, its source, and its set: ``"train"`` (the fit sees it), ``"test"`` (held out:
-judged, never fitted) or ``"check"`` (shown for the spread, another regime or a weak
+judged, never fitted) or ``"context"`` (shown for the spread, another regime or a weak
 source). :func:`fit` solves for the three fitted coefficients from the training rows
 alone; :func:`fitted` caches its answer for the presets; :func:`rows` predicts every row.
 
@@ -89,17 +89,17 @@ MEASUREMENTS = (
          precision="bf16", tp=2, ep=1, batch=8, isl=32, osl=128, measured=128 / 1.91744,
          source="vLLM performance benchmark build 9515: latency_mixtral8x7B_tp2, H200, batch 8, in 32, out 128: "
                 "mean latency 1917.44 ms", note="experts tensor-parallel (vLLM's default); BF16 assumed"),
-    dict(id="trtllm-h100x4-llama2-70b-prefill128", set="check", area="forward", engine="trtllm", gpu="h100",
+    dict(id="trtllm-h100x4-llama2-70b-prefill128", set="context", area="forward", engine="trtllm", gpu="h100",
          model="llama2-70b", precision="fp8", tp=4, ep=None, batch=128, isl=0, osl=128, measured=1 / 26e-3 * 128,
          source="NVIDIA/TensorRT-LLM docs/source/performance.md (v0.5, Oct 2023): first-token latency 26 ms, batch 1, "
                 "input 128, TP4, H100 FP8",
          note="a 128-token forward pass modelled as a step of 128 rows at context 64; tokens/s = 128 / latency; "
               "2023 software"),
-    dict(id="trtllm-h100x4-llama2-70b-b480", set="check", area="decode", engine="trtllm", gpu="h100",
+    dict(id="trtllm-h100x4-llama2-70b-b480", set="context", area="decode", engine="trtllm", gpu="h100",
          model="llama2-70b", precision="fp8", tp=4, ep=None, batch=480, isl=128, osl=2048, measured=1486 * 4 / 480,
          source="NVIDIA/TensorRT-LLM docs/source/performance.md (v0.6.1, Dec 2023): 1,486 out tok/s/GPU, batch 480, "
                 "TP4, 128/2048, H100 FP8", note="static batching, prefill included; 2023 software"),
-    dict(id="trtllm-h100x2-llama2-70b-b64", set="check", area="decode", engine="trtllm", gpu="h100",
+    dict(id="trtllm-h100x2-llama2-70b-b64", set="context", area="decode", engine="trtllm", gpu="h100",
          model="llama2-70b", precision="fp8", tp=2, ep=None, batch=64, isl=2048, osl=2048, measured=547 * 2 / 64,
          source="NVIDIA/TensorRT-LLM docs/source/performance.md (v0.6.1): 547 out tok/s/GPU, batch 64, TP2, "
                 "2048/2048, H100 FP8", note="static batching, prefill included; 2023 software"),

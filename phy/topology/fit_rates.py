@@ -474,7 +474,7 @@ def field_comparison(fits: FitRates | None = None) -> list[dict]:
     """Each field figure of :data:`FIELD` against what ``fits`` (default :class:`FitRates`)
     predicts for it, as validation rows (area, case, source, measured, ours, unit, ratio =
     ours / measured, set: "train" for the figure the optical factor is fitted to and the
-    switch rate taken as input, "test" for held-out figures, "check" for the rest: the
+    switch rate taken as input, "test" for held-out figures, "context" for the rest: the
     handbook rates, a different switch population, copper's upper bound)."""
     f = fits or FitRates()
     hb = FitRates.handbook()
@@ -500,11 +500,11 @@ def field_comparison(fits: FitRates | None = None) -> list[dict]:
         _row(META_ECOC_CPO, "CPO 800G: engine share and its external laser's share", META_ECOC_CPO.fit, cpo,
              "FIT", "test"),
         _row(HPN_NIC_TOR_LINK, "200G NIC-ToR link with the handbook rates (before calibration)", 0.057,
-             link_fit("dsp_optics", 2, 2, hb) * month_pct, "% of links a month", "check"),
+             link_fit("dsp_optics", 2, 2, hb) * month_pct, "% of links a month", "context"),
         _row(LLAMA3_NETWORK, "Llama 3 job fabric with the handbook rates (before calibration)",
-             LLAMA3_NETWORK.rate_per_hour * 24, fabric_fit(fab, hb) * per_day, "interruptions/day", "check"),
+             LLAMA3_NETWORK.rate_per_hour * 24, fabric_fit(fab, hb) * per_day, "interruptions/day", "context"),
         _row(AZURE_SWITCH, "datacenter switch, every outage in the first 3 months", AZURE_SWITCH.fit,
-             f.switch_fit, "FIT", "check"),
+             f.switch_fit, "FIT", "context"),
         _row(LLAMA3_NETWORK, "400G DAC in-rack link vs the bound if all 35 were DACs (upper bound only)",
-             LLAMA3_NETWORK.fit / dac_links, link_fit("passive_copper", 4, 4, f), "FIT", "check"),
+             LLAMA3_NETWORK.fit / dac_links, link_fit("passive_copper", 4, 4, f), "FIT", "context"),
     ]
