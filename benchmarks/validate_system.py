@@ -145,15 +145,26 @@ def figure(rows: list[dict], ax=None):
     ax.axvspan(1 / 1.3, 1.3, color="tab:blue", alpha=0.08, lw=0)
     ax.axvspan(0.9, 1.1, color="tab:green", alpha=0.10, lw=0)
     ax.axvline(1.0, color="k", lw=0.8)
+    judged = [r["ratio"] for r in rows if r["set"] != "context" and r["ratio"] > 0]
+    span = max([1.5] + [max(x, 1 / x) * 1.25 for x in judged])
+    if any(r["set"] == "context" for r in rows):
+        span = max(span, 4.5)
+    lo, hi = 1 / span, span
     for s in SETS:
         pts = [(r["ratio"], areas.index(r["area"])) for r in rows if r["set"] == s and r["ratio"] > 0]
         if pts:
             x, y = zip(*pts)
-            ax.scatter(x, [v + {"train": -0.15, "test": 0.0, "check": 0.15, "context": 0.3}[s] for v in y], s=22, label=s, **style[s])
+            xs = [min(max(v, lo * 1.05), hi / 1.05) for v in x]  # context rows past the axis sit at its edge
+            ys = [v + {"train": -0.15, "test": 0.0, "check": 0.15, "context": 0.3}[s] for v in y]
+            ax.scatter(xs, ys, s=22, label=s, **style[s])
+            clipped = [(v, xv, yv) for v, xv, yv in zip(x, xs, ys) if xv != v]
+            for i, (v, xv, yv) in enumerate(sorted(clipped)):
+                ax.annotate(f"{v:.2g}", (xv, yv), textcoords="offset points", xytext=(-6 if v > 1 else 6, 4 - 8 * i),
+                            ha="right" if v > 1 else "left", va="center", fontsize=7, color="tab:orange")
     ax.set_xscale("log")
-    span = max([1.5] + [max(r["ratio"], 1 / r["ratio"]) * 1.15 for r in rows if r["ratio"] > 0])
-    ax.set_xlim(1 / span, span)
-    ticks = [t for t in (0.1, 0.25, 0.5, 0.77, 1.0, 1.3, 2.0, 4.0, 10.0) if 1 / span <= t <= span]
+    ax.set_xlim(lo, hi)
+    grid = (0.5, 0.77, 1.0, 1.3, 2.0) if span < 3 else (0.25, 0.5, 1.0, 2.0, 4.0)
+    ticks = [t for t in grid if lo <= t <= hi]
     ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
     ax.minorticks_off()
     ax.set_yticks(range(len(areas)), areas)
