@@ -1,7 +1,8 @@
 """Regenerate the README's figures (``docs/tour_*.png``) from the notebooks that draw them.
 
 Each figure is the image output of one notebook cell, found by its tag
-(``readme:tour_eye`` in ``02_pam4_eye``, ``readme:tour_decode`` in ``05_scale_up_rack``),
+(``readme:tour_eye`` in ``02_pam4_eye``, ``readme:tour_decode`` and ``readme:validate_system`` in
+``05_scale_up_rack``),
 so the README shows exactly what the notebook's code draws.
 
     python tools/make_figures.py          # from the notebooks' stored outputs
@@ -20,6 +21,7 @@ REPO = Path(__file__).resolve().parents[1]
 FIGURES = {  # README figure: (notebook, tag of the cell that draws it)
     "tour_eye.png": ("02_pam4_eye.ipynb", "readme:tour_eye"),
     "tour_decode.png": ("05_scale_up_rack.ipynb", "readme:tour_decode"),
+    "validate_system.png": ("05_scale_up_rack.ipynb", "readme:validate_system"),
 }
 
 
