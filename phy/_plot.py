@@ -35,7 +35,7 @@ def share_limits(axs, which: str = "y"):
     return axs
 
 
-def latency_bars(ax, rows, *, label_frac_per_char: float = 0.01):
+def latency_bars(ax, rows, *, label_frac_per_char: float = 0.01, colours: dict | None = None):
     """Stacked horizontal bars of latencies, layer by layer, in ns (a linear axis, so each
     segment's length is its share): each segment carries its value when it is wide enough
     to hold it, each bar its total at its end, the legend readable names.
@@ -48,13 +48,18 @@ def latency_bars(ax, rows, *, label_frac_per_char: float = 0.01):
     label_frac_per_char : float
         A segment is labelled inside when it spans at least this fraction of the widest bar
         per character of its label.
+    colours : dict, optional
+        Layer to colour, shared by several calls (panels of one figure) so a layer keeps
+        its colour; layers not in it are added. A layer's legend entry is drawn once per
+        axes.
 
     Returns
     -------
     Axes
     """
     ax = axes(ax)
-    colours: dict = {}
+    colours = {} if colours is None else colours
+    drawn: set = set()
     widest = max((sum(v for v in d.values() if v > 0) for _, d in rows), default=0.0) * 1e9
     for y, (_, layers) in enumerate(rows):
         left = 0.0
@@ -62,7 +67,8 @@ def latency_bars(ax, rows, *, label_frac_per_char: float = 0.01):
             if v <= 0:
                 continue
             w = v * 1e9
-            first = k not in colours
+            first = k not in drawn
+            drawn.add(k)
             c = colours.setdefault(k, f"C{len(colours)}")
             ax.barh([y], [w], left=left, color=c, edgecolor="white", linewidth=0.6,
                     label=readable(k) if first else None)

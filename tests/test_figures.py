@@ -93,14 +93,21 @@ def test_latency_bars_carry_values_and_readable_names(demo):
     d, _, s = demo
     rr = s["rr"]
     fig = d._latency_figure(rr)
-    (ax,) = [a for a in fig.axes]
-    values = [t.get_text() for t in ax.texts if re.search(r"\d", t.get_text())]
+    ax, ax2 = fig.axes  # the transfers, and the collective on its own scale
+    values = [t.get_text() for a in (ax, ax2) for t in a.texts if re.search(r"\d", t.get_text())]
     totals = [float(v.strip().split()[0].replace(",", "")) for v in values if v.strip().endswith("ns")]
-    assert len(totals) == len(ax.get_yticks()) == 4
+    assert len(totals) == len(ax.get_yticks()) + len(ax2.get_yticks()) == 4
     assert totals[1] == pytest.approx(rr.one_way["remote"].total_s * 1e9, abs=0.6)
+    assert totals[3] == pytest.approx(rr.collective("all_reduce", 8.0).time_s * 1e9, abs=0.6)
     assert len(values) >= 4 + 6  # segment values besides the totals
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert legend and not any("_" in x for x in legend)
+    assert legend and not any("_" in x for x in legend) and len(legend) == len(set(legend))
+    # a layer keeps its colour across the two panels
+    colour = {}
+    for a in (ax, ax2):
+        for patch, lab in zip(*a.get_legend_handles_labels()):
+            colour.setdefault(lab, set()).add(tuple(patch.patches[0].get_facecolor()))
+    assert colour and all(len(c) == 1 for c in colour.values())
     assert "\u2192" in ax.get_title()  # the path spelled out
 
 
