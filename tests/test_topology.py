@@ -427,7 +427,7 @@ def test_impossible_configurations_are_named(fast_copper):
         tp.Model("bad", 1e9, experts=8)
     with pytest.raises(ConfigError, match="exactly one"):
         tp.LinkClass("none")
-    with pytest.raises(ConfigError, match="bandwidth_bps"):
+    with pytest.raises(ConfigError, match="bandwidth_bytes_per_s"):
         tp.MemoryTier("x", -1.0, 1e9)
     with pytest.raises(ConfigError, match="fp16"):
         tp.decode(tp.Model.dense("m", 1e9, 10, precision="fp16"), accelerator=acc)

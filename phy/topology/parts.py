@@ -15,6 +15,7 @@ from .. import link as _link
 from .._validate import integer, number
 from ..errors import ConfigError
 from ..latency import Endpoint, Software
+from ._aliases import add_aliases, keyword_alias, with_key_aliases
 
 __all__ = ["DRAM_ACCESS_S", "KINDS", "SRAM_ACCESS_S", "SWITCH_J_PER_BIT", "Accelerator", "LinkClass", "MemoryTier", "SwitchAsic"]
 
@@ -32,17 +33,17 @@ DRAM_ACCESS_S = 810 / 2.032e9
 SRAM_ACCESS_S = 40 / 2.032e9
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class MemoryTier:
     """A memory an accelerator can stream weights from.
 
     Parameters
     ----------
     name : str
-    bandwidth_bps : float
-        Bytes per second (B/s) one accelerator can draw from it; read it as
-        :attr:`bandwidth_bytes_per_s` (the field keeps its old name, whose ``_bps`` would
-        mean bits/s, for one release; :meth:`to_dict` gives both keys).
+    bandwidth_bytes_per_s : float
+        Bytes per second one accelerator can draw from it. (``bandwidth_bps``, its old
+        name, whose ``_bps`` would mean bits/s, is accepted and read for one release as a
+        deprecated alias.)
     capacity_bytes : float
     latency_s : float
         Access latency as a load at the memory sees it (s); a remote read adds the
@@ -52,13 +53,28 @@ class MemoryTier:
     """
 
     name: str
-    bandwidth_bps: float
+    bandwidth_bytes_per_s: float
     capacity_bytes: float
     latency_s: float = 0.0
     energy_j_per_byte: float = 0.0
 
+    def __init__(self, name: str, bandwidth_bytes_per_s: float | None = None, capacity_bytes: float | None = None,
+                 latency_s: float = 0.0, energy_j_per_byte: float = 0.0, **deprecated):
+        extra = set(deprecated) - {"bandwidth_bps"}
+        if extra:
+            raise TypeError(f"MemoryTier() got an unexpected keyword argument {sorted(extra)[0]!r}")
+        kw = keyword_alias({"bandwidth_bytes_per_s": bandwidth_bytes_per_s, **deprecated}, "bandwidth_bps",
+                           "bandwidth_bytes_per_s", "MemoryTier")
+        for k, v in (("name", name), ("bandwidth_bytes_per_s", kw["bandwidth_bytes_per_s"]),
+                     ("capacity_bytes", capacity_bytes), ("latency_s", latency_s),
+                     ("energy_j_per_byte", energy_j_per_byte)):
+            object.__setattr__(self, k, v)
+        self.__post_init__()
+
     def __post_init__(self):
-        number(self.bandwidth_bps, f"MemoryTier {self.name!r} bandwidth_bps", positive=True)
+        if self.bandwidth_bytes_per_s is None or self.capacity_bytes is None:
+            raise ConfigError(f"MemoryTier {self.name!r} needs bandwidth_bytes_per_s and capacity_bytes")
+        number(self.bandwidth_bytes_per_s, f"MemoryTier {self.name!r} bandwidth_bytes_per_s", positive=True)
         number(self.capacity_bytes, f"MemoryTier {self.name!r} capacity_bytes", positive=True)
         number(self.latency_s, f"MemoryTier {self.name!r} latency_s", nonneg=True)
         number(self.energy_j_per_byte, f"MemoryTier {self.name!r} energy_j_per_byte", nonneg=True)
@@ -101,18 +117,13 @@ class MemoryTier:
         return cls(f"cxl({dram.name})", bandwidth_bytes_per_s, capacity_bytes, f * dram.latency_s,
                    dram.energy_j_per_byte)
 
-    @property
-    def bandwidth_bytes_per_s(self) -> float:
-        """Bytes per second one accelerator can draw from it (the field ``bandwidth_bps``)."""
-        return self.bandwidth_bps
-
     def to_dict(self) -> dict:
-        """The fields, with ``bandwidth_bytes_per_s`` (``bandwidth_bps``, the same figure,
-        kept one release as a deprecated key)."""
-        d = asdict(self)
-        d = {"name": d.pop("name"), "bandwidth_bytes_per_s": d["bandwidth_bps"], **d}
-        d["deprecated_keys"] = {"bandwidth_bps": "bandwidth_bytes_per_s"}
-        return d
+        """The fields, with ``bandwidth_bps`` (the same figure in bytes/s) kept one release
+        as a deprecated key."""
+        return with_key_aliases(asdict(self), {"bandwidth_bps": "bandwidth_bytes_per_s"})
+
+
+add_aliases(MemoryTier, {"bandwidth_bps": "bandwidth_bytes_per_s"})
 
 
 @dataclass(frozen=True)
