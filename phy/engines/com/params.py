@@ -79,7 +79,7 @@ class ComParams:
     ``N_tail_start``, ``B_float_RSS_MAX``): ``dfe_float_groups`` banks of ``dfe_float_taps``
     taps within ``dfe_float_span_ui`` UI of the cursor, each within ``dfe_float_limit``,
     those from ``dfe_float_tail_start_ui`` on within ``dfe_float_tail_rss`` root sum of
-    squares. Package capacitances are per leg (F), lengths in m, ``gamma0`` per m, ``a1`` in
+    squares. Package capacitances are per leg (F), lengths in m, ``gamma0_per_mm`` per mm, ``a1`` in
     sqrt(ns)/mm and ``a2``, ``tau`` in ns/mm as 93A writes them. ``fom_xt_phase``: the
     crosstalk in the figure of merit at each aggressor's worst sampling phase, as 93A-33/34
     write it (``"worst"``), or averaged over its phases, as newer reference code does
