@@ -100,3 +100,20 @@ __all__ = [
     "simulate",
     "statistical_eye",
 ]
+
+#: Subpackages reached as attributes of ``phy`` without importing them up front
+#: (``phy.topology.nvl72()`` after a bare ``import phy``): the system layer, the layered
+#: latency model and sweeps load only when first touched (PEP 562).
+_LAZY_SUBPACKAGES = ("latency", "sweep", "topology")
+
+
+def __getattr__(name: str):
+    if name in _LAZY_SUBPACKAGES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_SUBPACKAGES))
