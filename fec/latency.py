@@ -24,6 +24,7 @@ detects (bypass), leaving accumulation and the syndrome tail.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import asdict, dataclass
 
 from . import _validate as check
@@ -58,7 +59,7 @@ class LatencyBreakdown:
 
 def latency(
     code: RSCode,
-    lane_rate: float,
+    lane_rate_bps: float | None = None,
     lanes: int = 1,
     interleave: int = 1,
     *,
@@ -69,14 +70,16 @@ def latency(
     chien_cycles: int = 3,
     streaming: bool = True,
     correct: bool = True,
+    lane_rate: float | None = None,
 ) -> LatencyBreakdown:
-    """Latency breakdown of decoding ``code`` on ``lanes`` lanes of ``lane_rate`` bit/s.
+    """Latency breakdown of decoding ``code`` on ``lanes`` lanes of ``lane_rate_bps`` bit/s.
 
     Parameters
     ----------
     code : RSCode
-    lane_rate : float
-        Line rate of one lane (bit/s), e.g. 106.25e9.
+    lane_rate_bps : float
+        Line rate of one lane (bit/s), e.g. 106.25e9. (``lane_rate``, its old name without
+        a unit, is accepted for one release as a deprecated keyword.)
     lanes, interleave : int
         Lanes the codeword is striped over; codewords interleaved per block.
     clock_hz : float
@@ -94,7 +97,15 @@ def latency(
     """
     if not isinstance(code, RSCode):
         raise FecError(f"expected an RSCode, got {type(code).__name__}")
-    rate = check.positive(lane_rate, "lane_rate")
+    if lane_rate is not None:
+        if lane_rate_bps is not None:
+            raise FecError("give lane_rate_bps only, not also the deprecated lane_rate")
+        warnings.warn("fec.latency: lane_rate is deprecated, use lane_rate_bps (bit/s)", DeprecationWarning,
+                      stacklevel=2)
+        lane_rate_bps = lane_rate
+    if lane_rate_bps is None:
+        raise FecError("fec.latency needs lane_rate_bps, one lane's line rate in bit/s")
+    rate = check.positive(lane_rate_bps, "lane_rate_bps")
     lanes = check.integer(lanes, "lanes", 1)
     interleave = check.integer(interleave, "interleave", 1)
     clk = check.positive(clock_hz, "clock_hz")

@@ -1,5 +1,6 @@
-"""MemoryTier's bandwidth is named for what it holds, bytes per second (issue 34: the field
-``bandwidth_bps`` held bytes/s, an 8x trap); the old name stays one release, deprecated."""
+"""Names carry their units (issue 34): MemoryTier's bandwidth is bytes per second under a
+``_bytes_per_s`` name (the field ``bandwidth_bps`` held bytes/s, an 8x trap), fec.latency's
+lane rate is ``lane_rate_bps``; the old names stay one release, deprecated."""
 
 import dataclasses
 
@@ -34,3 +35,18 @@ def test_both_names_or_neither_are_refused():
         tp.MemoryTier("pool", capacity_bytes=1e9)
     with pytest.raises(TypeError, match="bandwidth_gbps"):
         tp.MemoryTier("pool", 1e12, 1e9, bandwidth_gbps=1.0)
+
+
+def test_fec_latency_names_its_unit():
+    """``fec.latency``'s lane rate is ``lane_rate_bps`` (bit/s); ``lane_rate`` stays one release."""
+    import fec
+    from fec import FecError
+
+    new = fec.latency(fec.KP4, lane_rate_bps=106.25e9)
+    assert new == fec.latency(fec.KP4, 106.25e9)
+    with pytest.warns(DeprecationWarning, match="lane_rate_bps"):
+        assert fec.latency(fec.KP4, lane_rate=106.25e9) == new
+    with pytest.raises(FecError, match="only"):
+        fec.latency(fec.KP4, 106.25e9, lane_rate=106.25e9)
+    with pytest.raises(FecError, match="lane_rate_bps"):
+        fec.latency(fec.KP4)
