@@ -114,6 +114,17 @@ def test_com_params_errors_are_config_errors_with_their_messages(call, message):
     assert not isinstance(info.value, TypeError)
 
 
+@pytest.mark.parametrize("preset, kwargs, message", [
+    ("802.3dj_kr", {"package_class": "C"}, "package_class must be 'A', 'B' or 'AB', got 'C'"),
+    ("802.3dj_cr", {"cable_class": "CA-Z"}, "cable_class must be one of ['CA-A', 'CA-B', 'CA-C', 'CA-D'], got 'CA-Z'"),
+])
+def test_the_com_command_passes_the_preset_error_on_unchanged(preset, kwargs, message):
+    from phy.cli.com import com_params
+    with pytest.raises(phy.ConfigError) as info:
+        com_params(preset, **kwargs)
+    assert str(info.value) == message
+
+
 def test_channel_margin_still_refuses_a_bad_package_case_as_config_error():
     p = ComParams.ieee_802_3ck_kr().with_(package_cases=(1,))
     with pytest.raises(phy.ConfigError, match="package_cases holds PackageCase values, got int"):
