@@ -23,6 +23,8 @@ from . import (
     quality,
     tdecq,
 )
+from _linkmodel import LinkmodelError
+
 from .channel import Channel, ILDResult, cascade
 from .errors import ChannelError, ChannelQualityWarning, TouchstoneWarning
 from .grid import GridInfo
@@ -37,6 +39,7 @@ __all__ = [
     "ChannelQualityWarning",
     "GridInfo",
     "ILDResult",
+    "LinkmodelError",
     "PORT_ORDERS",
     "PortOrder",
     "PulseResponse",

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from _linkmodel.errors import LinkmodelError
 
-class ChannelError(ValueError):
-    """A channel could not be built or used as asked.
+
+class ChannelError(LinkmodelError):
+    """A channel could not be built or used as asked (a :class:`LinkmodelError`, so a
+    ``ValueError``).
 
     Raised at the API boundary with a message naming the bad value (a file, a
     port, a frequency, a length) and what was expected.

@@ -18,6 +18,8 @@ from . import (
     interleave,
     montecarlo,
 )
+from _linkmodel import LinkmodelError
+
 from .analysis import BurstModel, PostFec, burst_errors, random_errors, required_ber
 from .codes import KP4, KR4, LL272, NAMED
 from .errors import FecError
@@ -40,6 +42,7 @@ __all__ = [
     "random_errors",
     "required_ber",
     "FecError",
+    "LinkmodelError",
     "GF2m",
     "HammingCode",
     "SFEC",

@@ -1,12 +1,20 @@
-"""Argument checks shared by the :mod:`fec` package: one place, one wording."""
+"""Argument checks of the :mod:`fec` package: the checks all linkmodel packages share
+(:mod:`_linkmodel._checks`: ``integer``, ``seed``) bound to :class:`fec.FecError`, and fec's
+own (a probability, a positive number)."""
 
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
+from _linkmodel import _checks
+
 from .errors import FecError
+
+integer = partial(_checks.integer, error=FecError)
+seed = partial(_checks.seed, error=FecError)
 
 
 def probability(x, name: str, hi: float = 0.5) -> float:
@@ -29,21 +37,3 @@ def positive(x, name: str) -> float:
     if not math.isfinite(v) or v <= 0:
         raise FecError(f"{name} must be a finite value > 0, got {x!r}")
     return v
-
-
-def integer(x, name: str, lo: int | None = None) -> int:
-    """``x`` as an int (not a bool, not a float), at least ``lo`` when given."""
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
-        raise FecError(f"{name} must be an integer, got {x!r}")
-    if lo is not None and x < lo:
-        raise FecError(f"{name} must be an integer >= {lo}, got {x!r}")
-    return int(x)
-
-
-def seed(x, name: str = "seed") -> int | None:
-    """A random seed: None (fresh entropy) or an integer >= 0 (numpy's ``SeedSequence``)."""
-    if x is None:
-        return None
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) or x < 0:
-        raise FecError(f"{name} must be a whole number >= 0 or None, got {x!r}")
-    return int(x)

@@ -32,6 +32,8 @@ The time-domain simulator takes a :class:`channels.Channel` or a
 
 from fec import _numba_setup  # noqa: F401  (first: a cache folder for the kernels, read-only installs too)
 
+from _linkmodel import LinkmodelError
+
 from .engines import (
     ComParams, EyeDiagram, MarginResult, SimulationResult, StatEye, Waveform, channel_margin, simulate,
     statistical_eye,
@@ -77,6 +79,7 @@ __all__ = [
     "PackageCase",
     "PackageLine",
     "ConfigError",
+    "LinkmodelError",
     "ErlParams",
     "ErlResult",
     "Ctle",

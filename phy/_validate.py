@@ -1,5 +1,5 @@
-"""Argument checks of ``phy``: the checks ``channels`` and ``phy`` share
-(:mod:`channels._validate`), raising :class:`phy.ConfigError`, and those of the engines'
+"""Argument checks of ``phy``: the checks all linkmodel packages share
+(:mod:`_linkmodel._checks`), raising :class:`phy.ConfigError`, and those of the engines'
 results (an error ratio, a column of an eye). A NaN compares false with everything, so an
 unchecked NaN target reads as "nothing meets it" and returns zeros: refused here instead."""
 
@@ -9,7 +9,7 @@ from functools import partial
 
 import numpy as np
 
-from channels import _validate as _shared
+from _linkmodel import _checks as _shared
 
 from .errors import ConfigError
 

@@ -1,8 +1,11 @@
 """The one exception type of ``phy``, and its warnings."""
 
+from _linkmodel.errors import LinkmodelError
 
-class ConfigError(ValueError):
-    """A configuration value is invalid (negative rate, taps that do not fit, ...)."""
+
+class ConfigError(LinkmodelError):
+    """A configuration value is invalid (negative rate, taps that do not fit, ...); a
+    :class:`LinkmodelError`, so a ``ValueError``."""
 
 
 class CdrLockWarning(UserWarning):

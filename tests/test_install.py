@@ -34,7 +34,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("channels", "fec", "phy")
+PACKAGES = ("_linkmodel", "channels", "fec", "phy")
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="file modes and chmod are POSIX")
 

@@ -93,14 +93,14 @@ def test_version_after_the_readme_order(readme_venv, tmp_path):
 
 
 def test_packages_import_whole_outside_the_repo(readme_venv, tmp_path):
-    code = ("import channels, fec, phy\n"
+    code = ("import _linkmodel, channels, fec, phy\n"
             "from phy.engines.com import ComParams\n"
             "assert callable(phy.evaluate_link) and ComParams is phy.ComParams\n"
-            "for m in (channels, fec, phy): print(m.__name__, m.__file__)\n")
+            "for m in (_linkmodel, channels, fec, phy): print(m.__name__, m.__file__)\n")
     proc = _run(readme_venv, ["python", "-c", code], tmp_path)
     assert proc.returncode == 0, proc.stderr
     files = dict(line.split(" ", 1) for line in proc.stdout.splitlines())
-    for name in ("channels", "fec", "phy"):  # the editable install: the checkout's own files
+    for name in ("_linkmodel", "channels", "fec", "phy"):  # the editable install: the checkout's own files
         assert files[name] == str(REPO / name / "__init__.py"), files
 
 
@@ -109,7 +109,7 @@ def test_no_package_folder_left_in_site_packages(readme_venv, tmp_path):
                 tmp_path)
     site = Path(proc.stdout.strip())
     assert site.is_dir(), proc.stderr
-    left = [p for p in ("channels", "fec", "phy") if (site / p).exists()]
+    left = [p for p in ("_linkmodel", "channels", "fec", "phy") if (site / p).exists()]
     assert not left, f"{left} left in {site}: they would import as namespace packages"
 
 

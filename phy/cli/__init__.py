@@ -45,11 +45,9 @@ import argparse
 import os
 import sys
 
-from channels import ChannelError
 from channels.errors import shown_path
-from fec import FecError
 
-from ..errors import ConfigError
+from ..errors import ConfigError, LinkmodelError
 from . import com, rack
 from .channel import _cmd_channel, _cmd_library, channel_report
 from .demo import _cmd_demo, run_demo
@@ -223,7 +221,7 @@ def main(argv=None) -> int:
         code = args.func(args)
         sys.stdout.flush()  # a closed pipe shows here, not at exit as "Exception ignored ..."
         return code
-    except (ChannelError, ConfigError, FecError) as exc:
+    except LinkmodelError as exc:  # any package's bad input: ChannelError, ConfigError, FecError
         print(f"linkmodel: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:

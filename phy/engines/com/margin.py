@@ -219,10 +219,7 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
     if not isinstance(p, ComParams):
         raise ConfigError(f"params must be a ComParams, got {type(p).__name__}")
     p.check()
-    try:
-        cases = p.cases()
-    except TypeError as e:
-        raise ConfigError(str(e)) from None
+    cases = p.cases()
     results = [(name, _margin_one(ch, pc, n_ui, samples_per_ui, require_nyquist)) for name, pc in cases]
     name, worst = min(results, key=lambda r: r[1].com_db)
     notes = list(worst.notes)

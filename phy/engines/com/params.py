@@ -238,7 +238,7 @@ class ComParams:
         its error events' distance (:mod:`.mlsd`); ``with_(mlsd=False)`` gives COM_DFE."""
         classes = {"A": ("A",), "B": ("B",), "AB": ("A", "B")}.get(package_class)
         if classes is None:
-            raise ValueError(f"package_class must be 'A', 'B' or 'AB', got {package_class!r}")
+            raise ConfigError(f"package_class must be 'A', 'B' or 'AB', got {package_class!r}")
         cases = tuple(PackageCase(f"class {k} test {t}", _dj_line(k, zt), _dj_line(k, zr))
                       for k in classes for t, (zt, zr) in enumerate(_DJ_KR_ZP1[k], start=1))
         return cls._dj(f"802.3dj KR (class {package_class})", cases,
@@ -255,7 +255,7 @@ class ComParams:
         (``"CA-A"`` .. ``"CA-D"``) is a case; COM is the lowest."""
         pairs = _DJ_CR_PAIRS.get(cable_class)
         if pairs is None:
-            raise ValueError(f"cable_class must be one of {sorted(_DJ_CR_PAIRS)}, got {cable_class!r}")
+            raise ConfigError(f"cable_class must be one of {sorted(_DJ_CR_PAIRS)}, got {cable_class!r}")
         cases = tuple(PackageCase(f"{tx} to {rx}", _dj_host(tx), _dj_host(rx)) for tx, rx in pairs)
         return cls._dj(f"802.3dj CR ({cable_class})", cases,
                        "IEEE P802.3dj/D3.3 Tables 179-21 to 179-24 as PyChOpMarg 3.4.0 transcribes them")
@@ -318,7 +318,7 @@ class ComParams:
         out = []
         for c in self.package_cases:
             if not isinstance(c, PackageCase):
-                raise TypeError(f"package_cases holds PackageCase values, got {type(c).__name__}")
+                raise ConfigError(f"package_cases holds PackageCase values, got {type(c).__name__}")
             out.append((c.name, replace(self, package_cases=(), lines=(c.tx, c.rx, c.next or c.tx, c.fext or c.tx))))
         return out
 
