@@ -194,3 +194,41 @@ def test_no_import_cycle(pkg):
     cycles = [c for c in find_cycles(graph) if any(m.split(".")[0] == pkg for m in c)]
     msg = "; ".join(f"{len(c)} modules {c}, e.g. {' -> '.join(_one_cycle(graph, c))}" for c in cycles)
     assert not cycles, f"import cycles: {msg}"
+
+
+# ------------------------------------------------------------ what the breaks moved
+def test_the_class_table_lives_above_the_roll_up_and_the_old_name_warns():
+    import phy.link
+    import phy.link.classes as classes
+    import phy.link.optics as optics
+
+    graph = import_graph()
+    assert "phy.link.report" in graph["phy.link.classes"]        # the application imports the roll-up
+    assert not any(m in graph["phy.link.optics"] for m in ("phy.link.report", "phy.link.classes"))
+    assert phy.link.class_table is classes.class_table
+    with pytest.warns(DeprecationWarning, match="phy.link.classes.class_table"):
+        old = optics.class_table
+    assert old is classes.class_table
+    with pytest.warns(DeprecationWarning, match="PUBLISHED_MODULES"):
+        assert optics.PUBLISHED_MODULES is classes.PUBLISHED_MODULES
+    with pytest.raises(AttributeError):
+        optics.no_such_name
+
+
+def test_the_moved_names_keep_their_old_homes():
+    import channels
+    import channels.cascading as cascading
+    import channels.optical as optical
+    import phy.sweep.plan as plan
+    import phy.sweep.runner as runner
+    from channels._optical_base import OpticalConnector
+
+    assert optical.OpticalConnector is OpticalConnector
+    assert channels.cascade is channels.channel.cascade
+    assert runner._chunks is plan._chunks and runner._options is plan._options
+    # the Channel-level joins build a Channel without importing channels.channel
+    a = channels.library.get("twinax_1m_26awg")
+    joined = cascading.join(a, a)
+    assert type(joined) is channels.Channel and joined.f.size == a.f.size
+    with pytest.raises(channels.ChannelError, match="can only cascade a Channel"):
+        a.cascade(object())
