@@ -9,7 +9,7 @@
    not found in a primary source).
 3. **Monte Carlo through the chain against the analysis**: inner-decoded bits into the real
    RS decoder, against :func:`fec.hamming.outer_cer` and against independent errors.
-4. **The class table** at 106.25 and 212.5 Gb/s per lane (:func:`phy.link.optics.class_table`),
+4. **The class table** at 106.25 and 212.5 Gb/s per lane (:func:`phy.link.classes.class_table`),
    with each transmitter's TDECQ through the span (:mod:`channels.tdecq`).
 5. **The laser and its reflections**: RIN against feedback across the regimes, and the worst
    connector reflectance the 200G DR4-class budget takes against the number of connectors,
@@ -92,7 +92,7 @@ def chain(n_cw: int = 1500) -> None:
 
 
 def table() -> None:
-    from phy.link.optics import class_table
+    from phy.link.classes import class_table
 
     print("\n4. optical classes over 100 m, 4 lanes (KP4; at 212.5 Gb/s with the inner code, Chase-2)")
     for r in class_table():

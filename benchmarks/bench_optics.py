@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from phy.link.optics import class_table  # noqa: E402
+from phy.link.classes import class_table  # noqa: E402
 
 
 def main(argv=None) -> int:

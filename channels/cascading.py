@@ -24,7 +24,8 @@ MTT 13, 1965) renormalise from ``z`` to ``z'`` as
     A = diag((z + z') / (2 sqrt(z z'))),
 
 scikit-rf's ``renormalize_s`` without the detour through Z (which fails at an open).
-Complex references go through scikit-rf itself (:func:`join_skrf`).
+Complex references go through scikit-rf itself (:func:`join_skrf`). The cascade of many
+channels, :func:`channels.cascade`, lives beside :class:`channels.Channel`.
 """
 
 from __future__ import annotations
@@ -32,12 +33,14 @@ from __future__ import annotations
 import numpy as np
 import skrf as rf
 
-from . import _validate as check
-from .channel import Channel
-from .errors import ChannelError
-from .grid import uniform_frequencies
+from typing import TYPE_CHECKING
 
-__all__ = ["cascade", "cascade_s", "connect_s", "join_skrf", "renormalize_s"]
+from .errors import ChannelError
+
+if TYPE_CHECKING:  # the Channel functions build their results as the type of their inputs
+    from .channel import Channel
+
+__all__ = ["cascade_pair", "cascade_s", "connect_s", "join", "join_skrf", "renormalize_s"]
 
 
 def _mul(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -196,6 +199,8 @@ def cascade_s(*parts: tuple[np.ndarray, np.ndarray], through: bool = False) -> t
 
 
 # ----------------------------------------------------------------------------- channels
+# Channels in, a channel of the same type out: this module does not import
+# channels.channel (which imports it for Channel.cascade and channels.cascade).
 def _dd(ch: Channel) -> rf.Network:
     """The differential two-port of a channel (the ``[d1, d2]`` block of its mixed-mode view)."""
     return ch._mm if ch._se is None else ch._mm.subnetwork([0, 1])
@@ -222,9 +227,9 @@ def join_skrf(a: Channel, b: Channel, kind: str | None = None, name: str | None 
     name = name or a.name
     if a._se is not None and b._se is not None:
         se = a._se ** _match_z0(b._se, a._se)
-        return Channel(se, name=name, kind=kind, grid=a.grid)
+        return type(a)(se, name=name, kind=kind, grid=a.grid)
     da, db = _dd(a), _dd(b)
-    return Channel(differential=da ** _match_z0(db, da), name=name, kind=kind, grid=a.grid)
+    return type(a)(differential=da ** _match_z0(db, da), name=name, kind=kind, grid=a.grid)
 
 
 def join(a: Channel, b: Channel, kind: str | None = None, name: str | None = None) -> Channel:
@@ -239,14 +244,14 @@ def join(a: Channel, b: Channel, kind: str | None = None, name: str | None = Non
     s, z0 = cascade_s((na.s, na.z0), (nb.s, nb.z0))
     net = rf.Network(frequency=na.frequency, s=s, z0=z0, name=na.name, s_def=na.s_def)
     if na.nports == 4:
-        return Channel(net, name=name, kind=kind, grid=a.grid)
-    return Channel(differential=net, name=name, kind=kind, grid=a.grid)
+        return type(a)(net, name=name, kind=kind, grid=a.grid)
+    return type(a)(differential=net, name=name, kind=kind, grid=a.grid)
 
 
 def cascade_pair(first: Channel, other: Channel) -> Channel:
     """:meth:`Channel.cascade`: ``first`` followed by ``other``, their crosstalk referred to
     the far receiver (see there)."""
-    if not isinstance(other, Channel):
+    if not isinstance(other, type(first)):
         raise ChannelError(f"can only cascade a Channel with a Channel, not {type(other).__name__}")
     if first.f.size != other.f.size or not np.allclose(first.f, other.f, rtol=1e-12, atol=1e-6):
         raise ChannelError(
@@ -262,38 +267,3 @@ def cascade_pair(first: Channel, other: Channel) -> Channel:
     joined = join(first, other)
     return joined._replace(name=f"{first.name}+{other.name}", aggressors=aggs, grid=first.grid or other.grid,
                            port_order=None, source=None)
-
-
-def cascade(*parts: Channel, grid: str | np.ndarray | None = None) -> Channel:
-    """Cascade channels in order (input of the first to output of the last).
-
-    Parameters
-    ----------
-    *parts : Channel
-        Two or more channels.
-    grid : None, ``"common"`` or array of Hz
-        None: all parts must share one frequency grid. ``"common"``: resample all
-        onto a uniform grid from DC to the lowest last frequency among the parts, with
-        the smallest step among them. An array: resample (and, deliberately, extrapolate)
-        every part onto it (it must start at 0 Hz and be uniform).
-    """
-    if len(parts) < 1:
-        raise ChannelError("cascade needs at least one channel")
-    for p in parts:
-        if not isinstance(p, Channel):
-            raise ChannelError(f"cascade takes Channels, got {type(p).__name__}")
-    if grid is not None:
-        if isinstance(grid, str):
-            if grid != "common":
-                raise ChannelError(f"grid must be None, 'common' or an array of frequencies, got {grid!r}")
-            f_max = min(p.f[-1] for p in parts)
-            df = min(float(np.min(np.diff(p.f))) for p in parts)
-            f_new = uniform_frequencies(f_max, df)
-            f_new = f_new[f_new <= f_max * (1 + 1e-12)]
-        else:
-            f_new = check.frequencies(grid, "grid", increasing=True, min_points=2)
-        parts = tuple(p._moved(f_new) for p in parts)
-    out = parts[0]
-    for p in parts[1:]:
-        out = cascade_pair(out, p)
-    return out

@@ -19,6 +19,7 @@ import numpy as np
 import skrf as rf
 
 from . import _validate as check
+from .cascading import cascade_pair
 from .errors import ChannelError
 from .grid import (
     GridInfo,
@@ -626,6 +627,37 @@ class Channel:
         )
 
 
-# the cascade lives in channels.cascading (it needs Channel); re-exported here, where
-# channels.media and channels.crosstalk import it from
-from .cascading import cascade, cascade_pair  # noqa: E402
+
+def cascade(*parts: Channel, grid: str | np.ndarray | None = None) -> Channel:
+    """Cascade channels in order (input of the first to output of the last).
+
+    Parameters
+    ----------
+    *parts : Channel
+        Two or more channels.
+    grid : None, ``"common"`` or array of Hz
+        None: all parts must share one frequency grid. ``"common"``: resample all
+        onto a uniform grid from DC to the lowest last frequency among the parts, with
+        the smallest step among them. An array: resample (and, deliberately, extrapolate)
+        every part onto it (it must start at 0 Hz and be uniform).
+    """
+    if len(parts) < 1:
+        raise ChannelError("cascade needs at least one channel")
+    for p in parts:
+        if not isinstance(p, Channel):
+            raise ChannelError(f"cascade takes Channels, got {type(p).__name__}")
+    if grid is not None:
+        if isinstance(grid, str):
+            if grid != "common":
+                raise ChannelError(f"grid must be None, 'common' or an array of frequencies, got {grid!r}")
+            f_max = min(p.f[-1] for p in parts)
+            df = min(float(np.min(np.diff(p.f))) for p in parts)
+            f_new = uniform_frequencies(f_max, df)
+            f_new = f_new[f_new <= f_max * (1 + 1e-12)]
+        else:
+            f_new = check.frequencies(grid, "grid", increasing=True, min_points=2)
+        parts = tuple(p._moved(f_new) for p in parts)
+    out = parts[0]
+    for p in parts[1:]:
+        out = cascade_pair(out, p)
+    return out

@@ -23,12 +23,16 @@ reflectance a link's noise budget takes.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import _validate as check
 from .errors import ChannelError
-from .optical import OpticalConnector, OpticalPath, OpticalTransmitter, _db_to_lin
+from ._optical_base import OpticalConnector, _db_to_lin
+
+if TYPE_CHECKING:  # channels.optical imports this module (OpticalPath.budget's RIN)
+    from .optical import OpticalPath, OpticalTransmitter
 
 __all__ = ["back_loss_db", "feedback_db", "feedback_regime", "laser_rin_db_per_hz", "reflectance_tolerance_db",
            "return_loss_db", "with_reflectance"]

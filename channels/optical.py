@@ -65,6 +65,7 @@ from scipy import signal, special
 
 from . import _validate as check
 from .channel import Channel
+from ._optical_base import OpticalConnector, _db_to_lin, _dbm_to_w
 from .errors import ChannelError
 
 __all__ = [
@@ -81,14 +82,6 @@ __all__ = [
 
 C0 = 299_792_458.0  # m/s
 Q_E = 1.602176634e-19  # C
-
-
-def _db_to_lin(db: float) -> float:
-    return 10.0 ** (db / 10.0)
-
-
-def _dbm_to_w(dbm: float) -> float:
-    return 1e-3 * 10.0 ** (dbm / 10.0)
 
 
 def _qfunc(x):
@@ -192,24 +185,6 @@ class Fiber:
         d = asdict(self)
         d.update(loss_db=self.loss_db, delay_s=self.delay_s)
         return d
-
-
-@dataclass(frozen=True)
-class OpticalConnector:
-    """A mated connector or splice: insertion loss and reflectance (both dB; reflectance
-    negative, e.g. -35 dB for a PC connector at 802.3's discrete-reflectance limit,
-    about -55 dB for an angled one)."""
-
-    insertion_loss_db: float = 0.5
-    reflectance_db: float = -35.0
-    name: str = "connector"
-
-    def __post_init__(self):
-        check.number(self.insertion_loss_db, "OpticalConnector.insertion_loss_db", nonneg=True)
-        check.number(self.reflectance_db, "OpticalConnector.reflectance_db", hi=0.0)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """Optical links with 802.3dj's inner code in the roll-up (phy.link.post_fec), linear
-receive optics, and the class table (phy.link.optics.class_table)."""
+receive optics, and the class table (phy.link.classes.class_table)."""
 
 import numpy as np
 import pytest
@@ -7,7 +7,7 @@ import pytest
 import fec
 from phy import ConfigError
 from phy.link import LinkSpec, OpticalClass, evaluate_link
-from phy.link.optics import class_table
+from phy.link.classes import class_table
 from phy.link.post_fec import _chase_table, _inner_profile, covered
 
 RATE = 212.5e9

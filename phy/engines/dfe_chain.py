@@ -14,6 +14,7 @@ and level errs as the eye says.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,7 +27,9 @@ from ._chain_kernels import (
     tail_means,
 )
 from .pmf import discrete_pmf, gauss_convolve, split_variance
-from .stateye import StatEye
+
+if TYPE_CHECKING:  # stateye imports this module (StatEye.der); only the annotations need StatEye
+    from .stateye import StatEye
 
 #: Bounds of the conditioned DFE error chain (:func:`dfe_transitions`): the (error state,
 #: symbol window) pairs it follows, the pre-cursors it holds explicitly, its rows, the

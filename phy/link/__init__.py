@@ -42,9 +42,12 @@ The package, in the order a link is computed: :mod:`.parts` (SerDes, framing, re
 elements), :mod:`.optics` (optical classes), :mod:`.spec` (:class:`LinkSpec`),
 :mod:`.equalise` (the segments and their eyes), :mod:`.post_fec` (FEC, retry, the
 required error ratio), :mod:`.latency` and :mod:`.power` (their terms), :mod:`.report`
-(:func:`evaluate_link`), :mod:`.search` (:func:`search_link`).
+(:func:`evaluate_link`), :mod:`.search` (:func:`search_link`) and :mod:`.classes`
+(:func:`class_table`: which optical classes close), the applications on top of the
+roll-up.
 """
 
+from .classes import class_table
 from .equalise import COM_CHOICE, SAMPLING_PHASES, Segment, segments
 from .optics import OpticalClass
 from .parts import DEFAULT_TARGET_BER, Framing, PathElement, Retry, Serdes
@@ -66,6 +69,7 @@ __all__ = [
     "Segment",
     "SegmentReport",
     "Serdes",
+    "class_table",
     "evaluate_link",
     "search_link",
     "segments",

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from ..errors import ConfigError
 
 from .spec import (
+    _SWEEP_KEYS,
     MEDIUM_KEYS,
     SweepSpec,
     _zip_rows,
@@ -279,6 +280,37 @@ def estimate(spec: SweepSpec, *, points: int, media: int, chunks: int, workers: 
                     notes)
 
 
+# the runner's grouping and options, here so the plan counts what the runner will run
+# (phy.sweep.runner imports them; the plan does not import the runner)
+def _chunks(todo: list[dict], size: int) -> list[list[dict]]:
+    """Points grouped by medium (:func:`phy.sweep.spec.medium_key`: the channel or optics,
+    the rate and the equalisation), then cut into chunks; a process pool gives a medium's
+    chunks to a worker that has built it where it can (:class:`phy.sweep.workers._Pool`)."""
+    groups: dict = {}
+    for p in todo:
+        groups.setdefault(medium_key(p), []).append(p)
+    out = []
+    for g in groups.values():
+        for i in range(0, len(g), size):
+            out.append(g[i:i + size])
+    return out
+
+
+def _options(spec: SweepSpec, executor, workers, scheduler, point_timeout_s) -> tuple:
+    """The run's executor, workers, scheduler and time limit (s): the arguments, else the spec's."""
+    if not isinstance(spec, SweepSpec):
+        raise ConfigError(f"run_sweep needs a SweepSpec, got {type(spec).__name__}")
+    kind = executor or spec.executor
+    nw = workers if workers is not None else spec.workers
+    sched = scheduler or spec.scheduler
+    limit = point_timeout_s if point_timeout_s is not None else spec.point_timeout_s
+    for name, v in (("executor", kind), ("workers", nw), ("scheduler", sched), ("point_timeout_s", limit)):
+        bad = None if v is None else _SWEEP_KEYS[name](v)
+        if bad:
+            raise ConfigError(f"run_sweep {name} must be {bad}, got {v!r}")
+    return ("dask" if sched else kind), nw, sched, float(limit)
+
+
 def _dur(s: float) -> str:
     """A duration in words: ``8 ms``, ``0.91 s``, ``23 s``, ``4.2 min``, ``3.1 h``."""
     if s < 1.0:
@@ -363,8 +395,6 @@ def plan_sweep(spec: SweepSpec, store=None, *, executor: str | None = None, work
     -------
     SweepPlan
     """
-    from .runner import _options
-
     if isinstance(listed, bool) or not isinstance(listed, int) or not 0 <= listed <= MAX_LISTED:
         raise ConfigError(f"points to list must be a whole number from 0 to {MAX_LISTED:,}, got {listed!r}")
     kind, nw, sched, limit = _options(spec, executor, workers, scheduler, point_timeout_s)
@@ -383,8 +413,6 @@ def plan_sweep(spec: SweepSpec, store=None, *, executor: str | None = None, work
     groups = _groups(spec)
     media = sum(n for n, _ in groups)
     if skip:  # matched (a bounded sweep): the points to run, grouped exactly as the runner will
-        from .runner import _chunks
-
         todo = [p for p in iter_points(spec) if point_key(p) not in skip]
         to_run, run_media = len(todo), len({medium_key(p) for p in todo})
         chunks = len(_chunks(todo, spec.chunk))

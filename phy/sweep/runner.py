@@ -9,8 +9,8 @@ import warnings
 from dataclasses import dataclass, field
 
 from ..errors import ConfigError
-from .plan import _dur, slowest_words
-from .spec import _SWEEP_KEYS, SweepSpec, medium_key, point_key, points
+from .plan import _chunks, _dur, _options, slowest_words
+from .spec import SweepSpec, point_key, points
 from .records import StoreWarning, scan, warn_lines
 from .store import _Store, check_store
 from .workers import _executor
@@ -132,35 +132,6 @@ class _Slowest:
 
     def words(self) -> str:
         return slowest_words(self.best)
-
-
-def _chunks(todo: list[dict], size: int) -> list[list[dict]]:
-    """Points grouped by medium (:func:`phy.sweep.spec.medium_key`: the channel or optics,
-    the rate and the equalisation), then cut into chunks; a process pool gives a medium's
-    chunks to a worker that has built it where it can (:class:`phy.sweep.workers._Pool`)."""
-    groups: dict = {}
-    for p in todo:
-        groups.setdefault(medium_key(p), []).append(p)
-    out = []
-    for g in groups.values():
-        for i in range(0, len(g), size):
-            out.append(g[i:i + size])
-    return out
-
-
-def _options(spec: SweepSpec, executor, workers, scheduler, point_timeout_s) -> tuple:
-    """The run's executor, workers, scheduler and time limit (s): the arguments, else the spec's."""
-    if not isinstance(spec, SweepSpec):
-        raise ConfigError(f"run_sweep needs a SweepSpec, got {type(spec).__name__}")
-    kind = executor or spec.executor
-    nw = workers if workers is not None else spec.workers
-    sched = scheduler or spec.scheduler
-    limit = point_timeout_s if point_timeout_s is not None else spec.point_timeout_s
-    for name, v in (("executor", kind), ("workers", nw), ("scheduler", sched), ("point_timeout_s", limit)):
-        bad = None if v is None else _SWEEP_KEYS[name](v)
-        if bad:
-            raise ConfigError(f"run_sweep {name} must be {bad}, got {v!r}")
-    return ("dask" if sched else kind), nw, sched, float(limit)
 
 
 def _by_key(spec: SweepSpec) -> dict:
