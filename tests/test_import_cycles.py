@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("channels", "fec", "phy")
+PACKAGES = ("_linkmodel", "channels", "fec", "phy")
 
 
 def _modules(root: Path = ROOT) -> dict[str, Path]:
