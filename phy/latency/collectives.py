@@ -86,6 +86,25 @@ def collective_time_s(kind: str, size_bytes: float, p: int, alpha_s: float, band
     * ``all_gather`` / ``reduce_scatter`` (ring): ``(p-1) alpha + (p-1)/p S/B``
 
     :meth:`Collectives.time` is the end-to-end model; this is the textbook reference.
+
+    Parameters
+    ----------
+    kind : str
+        ``"ring"``, ``"tree"``, ``"switch"``, ``"all_to_all"``, ``"all_gather"`` or
+        ``"reduce_scatter"``, as above.
+    size_bytes : float
+        Each accelerator's buffer S, bytes.
+    p : int
+        Accelerators in the collective (1: no time).
+    alpha_s : float
+        Per-message latency, s.
+    bandwidth_bytes_per_s : float
+        Each accelerator's bandwidth per direction B, bytes/s.
+
+    Returns
+    -------
+    float
+        The collective's time, s.
     """
     S = number(size_bytes, "size_bytes", nonneg=True)
     p = integer(p, "p", 1)
@@ -405,6 +424,20 @@ def fit_software(points, software: Software | None = None, kind: str = "all_redu
     (symmetric kernels), every candidate at least ``(1 - e)`` times it; the choices are
     then recomputed and the fit repeated until they settle (at most 10 times). Both
     constants are held >= 0.
+
+    Parameters
+    ----------
+    points : iterable of tuple
+        At least two ``(collectives, p, size_bytes, measured_s)``.
+    software : Software, optional
+        The start, whose other constants are kept (None: ``Software()``).
+    kind : str, optional
+        The collective measured (default ``"all_reduce"``).
+
+    Returns
+    -------
+    tuple of (Software, list of float)
+        The fitted software and the relative error ``model / measured - 1`` at each point.
     """
     from scipy.optimize import linprog
 

@@ -73,6 +73,20 @@ def md1_wait(utilisation: float, service_s: float, *, points_per_service: int = 
     about ``sqrt(K) D / points_per_service`` for ``K`` residuals. The grid reaches where
     the Cramer-Lundberg tail ``exp(-gamma t)``, ``rho (e^{gamma D} - 1) = gamma D``, falls
     below 1e-16 of the mass, with at most 2^21 points (the bins widen at loads near 1).
+
+    Parameters
+    ----------
+    utilisation : float
+        The server's load rho, in [0, 1).
+    service_s : float
+        The deterministic service time D, s.
+    points_per_service : int, optional
+        Grid bins per service time (default 256).
+
+    Returns
+    -------
+    QueueWait
+        The waiting-time distribution on its grid (mean, quantiles).
     """
     rho = number(utilisation, "utilisation", nonneg=True)
     if rho >= 1:
@@ -117,7 +131,24 @@ MAX_SIMULATED_WAITS = 20_000_000
 def simulate_md1(utilisation: float, service_s: float, n: int = 1_000_000, *, seed_=None) -> np.ndarray:
     """``n`` (at most :data:`MAX_SIMULATED_WAITS`) successive waits of an M/D/1 queue by
     Lindley's recursion (s), the first ``n // 10`` discarded as warm-up. ``W_n = S_n - min(0, min_{k<=n} S_k)`` for the
-    random walk ``S`` of ``D - A``: one cumulative sum and a running minimum."""
+    random walk ``S`` of ``D - A``: one cumulative sum and a running minimum.
+
+    Parameters
+    ----------
+    utilisation : float
+        The server's load rho, in [0, 1).
+    service_s : float
+        The deterministic service time D, s.
+    n : int, optional
+        Waits drawn, warm-up included (10 to :data:`MAX_SIMULATED_WAITS`; default 1e6).
+    seed_ : int, optional
+        Seed of the random generator (None: fresh entropy).
+
+    Returns
+    -------
+    numpy.ndarray
+        The ``n - n // 10`` waits after warm-up, s.
+    """
     rho = number(utilisation, "utilisation", nonneg=True)
     if rho >= 1:
         raise ConfigError(f"utilisation must be below 1 for a stable queue, got {rho:g}")

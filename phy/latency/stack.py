@@ -133,7 +133,20 @@ def plot_stacks(rows, ax=None, *, title: str | None = None, legend_title: str = 
 
 def bytes_in_flight(bandwidth_bytes_per_s: float, round_trip_s: float) -> float:
     """Little's law: the bytes a reader must have requested and not yet received to stream
-    at ``bandwidth_bytes_per_s`` when each request takes ``round_trip_s``."""
+    at ``bandwidth_bytes_per_s`` when each request takes ``round_trip_s``.
+
+    Parameters
+    ----------
+    bandwidth_bytes_per_s : float
+        The stream, bytes/s.
+    round_trip_s : float
+        Each request's round trip, s.
+
+    Returns
+    -------
+    float
+        Bytes in flight, ``bandwidth x round trip``.
+    """
     return number(bandwidth_bytes_per_s, "bandwidth_bytes_per_s", nonneg=True) * number(
         round_trip_s, "round_trip_s", nonneg=True)
 
@@ -144,7 +157,30 @@ def one_way(links: Sequence[LinkReport], switches: Sequence = (), endpoint: Endp
     """A transfer of ``payload_bytes`` across ``links`` and ``switches``
     (:class:`phy.topology.SwitchAsic`), endpoint to endpoint, with every switch's output
     port at ``utilisation``. ``header_bytes``: per packet (default: the endpoint's
-    request header, the one a write carries)."""
+    request header, the one a write carries).
+
+    Parameters
+    ----------
+    links : sequence of LinkReport
+        The links crossed, in order.
+    switches : sequence of SwitchAsic, optional
+        The switches crossed (default none).
+    endpoint : Endpoint, optional
+        The endpoints' costs and headers (None: ``Endpoint()``).
+    payload_bytes : float, optional
+        Bytes carried (default 8.0).
+    header_bytes : int, optional
+        Header per packet, bytes (None: the endpoint's request header).
+    utilisation : float, optional
+        Load of every switch output port (default 0.0).
+    name : str, optional
+        Name of the stack (default ``"one way"``).
+
+    Returns
+    -------
+    LatencyStack
+        The latency layer by layer, with its quantiles and notes.
+    """
     ep = endpoint or Endpoint()
     parts = _Route(links, switches, ep, utilisation)
     h = ep.request_header_bytes if header_bytes is None else header_bytes
@@ -157,7 +193,30 @@ def round_trip(links: Sequence[LinkReport], switches: Sequence = (), endpoint: E
                ) -> LatencyStack:
     """A read of ``read_bytes`` from ``memory`` (a :class:`phy.topology.MemoryTier`) at the
     far end: the request one way (its header), the memory's access, the response (header
-    and data) back over the same route."""
+    and data) back over the same route.
+
+    Parameters
+    ----------
+    links : sequence of LinkReport
+        The links crossed each way, in order.
+    switches : sequence of SwitchAsic, optional
+        The switches crossed each way (default none).
+    endpoint : Endpoint, optional
+        The endpoints' costs and headers (None: ``Endpoint()``).
+    memory : MemoryTier, optional
+        The memory read; its ``latency_s`` is the access (None: no access time).
+    read_bytes : float, optional
+        Bytes read (default 64.0).
+    utilisation : float, optional
+        Load of every switch output port (default 0.0).
+    name : str, optional
+        Name of the stack (default ``"remote read"``).
+
+    Returns
+    -------
+    LatencyStack
+        Request, memory access and response, layer by layer.
+    """
     ep = endpoint or Endpoint()
     parts = _Route(links, switches, ep, utilisation)
     req, d_req, n_req = parts.direction(0.0, ep.request_header_bytes)

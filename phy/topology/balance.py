@@ -42,7 +42,18 @@ def reader_bytes_in_flight(accelerator: Accelerator) -> float:
     """Bytes ``accelerator`` keeps outstanding when it streams its own memory at full
     bandwidth: ``memory bandwidth x memory access latency`` (Little's law on its local
     figures; a GB200: 8 TB/s x 399 ns = 3.19 MB). A lower bound on what its loads can hold
-    in flight to a remote tier."""
+    in flight to a remote tier.
+
+    Parameters
+    ----------
+    accelerator : Accelerator
+        The reader; its local memory's bandwidth (bytes/s) and access latency (s).
+
+    Returns
+    -------
+    float
+        Bytes in flight.
+    """
     if not isinstance(accelerator, Accelerator):
         raise ConfigError(f"accelerator must be an Accelerator, got {type(accelerator).__name__}")
     m = accelerator.memory
@@ -52,7 +63,26 @@ def reader_bytes_in_flight(accelerator: Accelerator) -> float:
 def stream_bandwidth(tier_bytes_per_s: float, port_bytes_per_s: float, link_efficiency: float,
                      bytes_in_flight: float, round_trip_s: float) -> tuple[float, str]:
     """``min(tier, port x efficiency, in flight / round trip)`` (bytes/s) and which term
-    sets it (``"tier"``, ``"port"`` or ``"bytes_in_flight"``; ties to the first)."""
+    sets it (``"tier"``, ``"port"`` or ``"bytes_in_flight"``; ties to the first).
+
+    Parameters
+    ----------
+    tier_bytes_per_s : float
+        The memory tier's bandwidth, bytes/s.
+    port_bytes_per_s : float
+        The accelerator's port bandwidth per direction, bytes/s.
+    link_efficiency : float
+        Fraction of the port the stream achieves, in (0, 1].
+    bytes_in_flight : float
+        Bytes the reader keeps outstanding.
+    round_trip_s : float
+        A read's round trip, s (0: no latency limit).
+
+    Returns
+    -------
+    tuple of (float, str)
+        The stream, bytes/s, and the name of the term that sets it.
+    """
     t = number(tier_bytes_per_s, "tier_bytes_per_s", positive=True)
     p = number(port_bytes_per_s, "port_bytes_per_s", positive=True) * number(
         link_efficiency, "link_efficiency", positive=True, hi=1.0)
@@ -96,6 +126,36 @@ def balance_bandwidth(model: Model, batch: int = 1, *, accelerator: Accelerator,
     and ``tokens_per_s_unlimited`` (a link and reader without limit), by :func:`decode`
     (other keyword arguments go to it: ``capacity_bytes``, ``context_tokens``, ``tp``,
     ``collectives``, ...).
+
+    Parameters
+    ----------
+    model : Model
+        The model decoded.
+    batch : int, optional
+        Sequences decoded together (default 1).
+    accelerator : Accelerator
+        The reader.
+    tier : MemoryTier, optional
+        The tier streamed (None: the accelerator's own memory).
+    port_bytes_per_s : float, optional
+        The accelerator's port per direction, bytes/s (None: the ``collectives``'
+        bandwidth, which must then be given).
+    link_round_trip_s : float, optional
+        The fabric's share of a read's round trip, s (default 0.0).
+    link_efficiency : float, optional
+        Fraction of the link the stream achieves, in (0, 1] (default 1.0).
+    bytes_in_flight : float, optional
+        Bytes the reader keeps outstanding (None: :func:`reader_bytes_in_flight`).
+    **decode_kwargs
+        Passed to :func:`decode` (not ``link_bandwidth_bps``,
+        ``link_bandwidth_bytes_per_s`` or ``prefetch_bytes``, derived here).
+
+    Returns
+    -------
+    dict
+        The keys above, with ``tier``, ``port_bytes_per_s``, ``stream_bytes_per_s`` and
+        ``tier_bandwidth_bytes_per_s`` (``knee_bps`` and ``tier_bandwidth_bps`` are
+        deprecated aliases).
     """
     if not isinstance(model, Model):
         raise ConfigError(f"balance_bandwidth needs a Model, got {type(model).__name__}")
@@ -168,6 +228,40 @@ def latency_value(model: Model, latencies_s, *, accelerator: Accelerator, collec
     the calibrated :meth:`~phy.topology.Runtime.trtllm`; :meth:`~phy.topology.Runtime.ideal`
     for the bare roofline). Its kernel time is the same at every latency, so it dilutes what
     latency buys in tokens but not in time per token.
+
+    Parameters
+    ----------
+    model : Model
+        The model decoded.
+    latencies_s : float or array_like
+        One-way fabric latencies, s.
+    accelerator : Accelerator
+        The accelerator.
+    collectives : phy.latency.Collectives
+        The fabric's collectives, rescaled to each latency.
+    tps : tuple of int, optional
+        Tensor-parallel group sizes for ``tokens_per_s`` (default (8, 72)).
+    target_tokens_per_s : float, optional
+        Tokens per second per sequence to reach (None: no ``tp_range`` or stream keys).
+    batch : int, optional
+        Sequences decoded together (default 1).
+    context_tokens : int, optional
+        Context per sequence (default 0).
+    max_tp : int, optional
+        Largest group tried for ``tp_range`` (None: the largest of ``tps``).
+    port_bytes_per_s : float, optional
+        One chip's port per direction, bytes/s (None: the collectives' bandwidth).
+    bytes_in_flight : float, optional
+        Bytes a reader keeps outstanding (None: :func:`reader_bytes_in_flight`).
+    link_efficiency : float, optional
+        Fraction of the port a stream achieves (default 1.0).
+    runtime : Runtime, optional
+        The inference engine, as above.
+
+    Returns
+    -------
+    list of dict
+        One dict per latency with ``one_way_s`` and the keys above.
     """
     if not isinstance(collectives, Collectives):
         raise ConfigError(f"collectives must be a phy.latency.Collectives, got {type(collectives).__name__}")

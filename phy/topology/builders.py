@@ -47,7 +47,26 @@ def scale_up_copper(lanes: int = 2, lane_rate_bps: float = 212.5e9, host: str | 
     NVL72-class tray takes its lanes to the rear connectors on flyover cables rather than
     host board: :data:`TRAY_FLYOVER_M` of flyover cable at each end in the channel (a
     stated assumption; ``host="HN"`` for the class's board host, ``"flyover"`` or ``"pcb"``
-    for a board modelled in the channel with the KR package, and ``flyover_m=None``)."""
+    for a board modelled in the channel with the KR package, and ``flyover_m=None``).
+
+    Parameters
+    ----------
+    lanes : int, optional
+        Lanes per link (default 2).
+    lane_rate_bps : float, optional
+        Line rate of one lane, bit/s (default 212.5e9, a 200G PAM4 lane).
+    host : str or None, optional
+        Host class at each end (default ``"HL"``, the 802.3dj CR low-loss host);
+        ``"HN"``, ``"flyover"``, ``"pcb"`` or None as in :meth:`LinkClass.copper_twinax`.
+    flyover_m : float or None, optional
+        Flyover cable at each end in the channel, m (default :data:`TRAY_FLYOVER_M`);
+        used only with a CR host class, None for none.
+
+    Returns
+    -------
+    LinkClass
+        The copper twinax class with KP4 and go-back-N replay (:class:`Retry`).
+    """
     from ..link import Retry
 
     fly = flyover_m if tray_flyover_m(host) is not None else None
@@ -73,6 +92,37 @@ def nvl72(link_class: LinkClass | None = None, *, accelerator: Accelerator | Non
     the GB200 NVL72 rack (secondary). Each cable is the vertical distance between its
     trays plus ``tray_run_m`` at each end (an assumption; with 0.1 m the spine totals
     about 3.2 km of pairs, against the "about two miles" NVIDIA quotes).
+
+    Parameters
+    ----------
+    link_class : LinkClass or None, optional
+        Class of every GPU-to-switch link (None: :func:`scale_up_copper`).
+    accelerator : Accelerator or None, optional
+        The GPU (None: :meth:`Accelerator.gb200`).
+    asic : SwitchAsic or None, optional
+        The switch ASIC (None: :meth:`SwitchAsic.nvlink5`); needs a port per GPU.
+    links_per_gpu : int, optional
+        Links from each GPU, one to each of that many ASICs (default 18).
+    tray_order : str, optional
+        Trays from the top, ``C`` compute and ``S`` switch (default 10 C, 9 S, 8 C).
+    gpus_per_tray : int, optional
+        GPUs in a compute tray (default 4).
+    asics_per_switch_tray : int, optional
+        Switch ASICs in a switch tray (default 2).
+    tray_run_m : float, optional
+        Cable run inside the tray at each end of a cable, m (default 0.1).
+    name : str, optional
+        Name of the topology (default ``"nvl72"``).
+
+    Returns
+    -------
+    Topology
+        The rack: GPUs, one ``"nvswitch"`` tier and one link class.
+
+    Raises
+    ------
+    ConfigError
+        On a bad ``tray_order``, too few ASICs for ``links_per_gpu`` or too few ports.
     """
     lc = link_class or scale_up_copper()
     acc = accelerator or Accelerator.gb200()
@@ -119,6 +169,33 @@ def hgx8(link_class: LinkClass | None = None, *, accelerator: Accelerator | None
     asic=SwitchAsic.nvlink4(), n_switches=4)`` is an H100/H200 board. The board's traces
     are taken as the copper link class at ``trace_m`` (an assumption: its loss and delay,
     not a routed PCB's).
+
+    Parameters
+    ----------
+    link_class : LinkClass or None, optional
+        Class of every GPU-to-switch link (None: :func:`scale_up_copper`).
+    accelerator : Accelerator or None, optional
+        The GPU (None: :meth:`Accelerator.gb200`).
+    asic : SwitchAsic or None, optional
+        The switch chip (None: :meth:`SwitchAsic.nvlink5`).
+    n_switches : int, optional
+        Switch chips on the board (default 2).
+    links_per_gpu : int, optional
+        Links from each GPU, spread round robin over the switches (default 18).
+    trace_m : float, optional
+        Length of every GPU-to-switch trace, m (default 0.3).
+    name : str, optional
+        Name of the topology (default ``"hgx8"``).
+
+    Returns
+    -------
+    Topology
+        The 8-GPU board with one ``"nvswitch"`` tier.
+
+    Raises
+    ------
+    ConfigError
+        When the switches have too few ports for the links.
     """
     lc = link_class or scale_up_copper()
     acc = accelerator or Accelerator.gb200()
@@ -148,7 +225,30 @@ def nvl36x2(link_class: LinkClass | None = None, cross_class: LinkClass | None =
             overhead_m: float = 1.0, tray_run_m: float = 0.1) -> Topology:
     """Two racks of 36 GPUs (9 compute trays, 9 switch trays each); each GPU links to the
     18 ASICs of its rack, and each ASIC gives its other 36 ports to its twin in the other
-    rack (cross-rack cables of ``cross_class``, default the same copper)."""
+    rack (cross-rack cables of ``cross_class``, default the same copper).
+
+    Parameters
+    ----------
+    link_class : LinkClass or None, optional
+        Class of the in-rack GPU-to-ASIC links (None: :func:`scale_up_copper`).
+    cross_class : LinkClass or None, optional
+        Class of the cross-rack ASIC-to-ASIC cables (None: the in-rack class).
+    accelerator : Accelerator or None, optional
+        The GPU (None: :meth:`Accelerator.gb200`).
+    asic : SwitchAsic or None, optional
+        The switch ASIC (None: :meth:`SwitchAsic.nvlink5`); its ports beyond 36 go across.
+    rack_pitch_m : float, optional
+        Distance between the two racks, m (default 0.6).
+    overhead_m : float, optional
+        Cable length added to the pitch for a cross-rack cable, m (default 1.0).
+    tray_run_m : float, optional
+        Cable run inside the tray at each end of an in-rack cable, m (default 0.1).
+
+    Returns
+    -------
+    Topology
+        The 72-GPU pair of racks, named ``"nvl36x2"``.
+    """
     one = nvl72(link_class, accelerator=accelerator, asic=asic, tray_order="C" * 5 + "S" * 9 + "C" * 4,
                 tray_run_m=tray_run_m)
     lc = one.classes[0]
@@ -210,6 +310,48 @@ def two_tier(n_racks: int = 8, link_class: LinkClass | None = None, uplink_class
     pitch, the height between the two trays and ``tray_run_m`` at each end); between racks
     further apart, up each rack from its tray to the top, ``rise_m`` up to the overhead
     tray and down at each end, and along the row.
+
+    Parameters
+    ----------
+    n_racks : int, optional
+        Racks of GPUs (default 8).
+    link_class : LinkClass or None, optional
+        Class of the in-rack GPU-to-L1 links (None: :func:`scale_up_copper`).
+    uplink_class : LinkClass or None, optional
+        Class of the L1-to-L2 links (None: ``LinkClass.optical("dsp", lanes=2)``).
+    accelerator : Accelerator or None, optional
+        The GPU (None: :meth:`Accelerator.gb200`).
+    asic : SwitchAsic or None, optional
+        The ASIC of both tiers (None: :meth:`SwitchAsic.nvlink5`).
+    gpus_per_rack : int, optional
+        GPUs in a rack (default 72).
+    links_per_gpu : int, optional
+        Links from each GPU, round robin over its rack's L1 ASICs (default 18).
+    oversubscription : float, optional
+        Ratio of an L1 ASIC's down ports to its up ports (default 1.0, non-blocking).
+    rack_pitch_m : float, optional
+        Distance between neighbouring racks, m (default 0.6).
+    overhead_m : float, optional
+        Length added to the distance between racks for an uplink cable, m (default
+        4.0); not used with ``rack_height_m``.
+    tray_run_m : float, optional
+        Cable run inside the tray at each end, m (default 0.1).
+    name : str or None, optional
+        Name of the topology (None: ``"two_tier_<GPUs>"``).
+    rack_height_m : float or None, optional
+        Height of a rack, m; given, uplinks follow :func:`cross_rack_m` (default None).
+    rise_m : float, optional
+        Rise from a rack's top to the overhead tray, m (default 0.3), with ``rack_height_m``.
+
+    Returns
+    -------
+    Topology
+        The domain with tiers ``"l1"`` and ``"l2"`` and classes (copper, uplink).
+
+    Raises
+    ------
+    ConfigError
+        When ``oversubscription`` leaves an ASIC no down or no up ports.
     """
     nr = integer(n_racks, "n_racks", 1)
     gpr = integer(gpus_per_rack, "gpus_per_rack", 1)
@@ -278,7 +420,39 @@ def single_tier(n_accelerators: int, link_class: LinkClass | None = None, *, acc
     ``accels_per_rack``; the switches sit in a rack in the middle of the row (default link
     class :func:`scale_up_copper`). The default
     switch (1,024 ports of 800G) has no public power figure: Tomahawk 5's energy per bit
-    (:data:`phy.topology.parts.SWITCH_J_PER_BIT`) over its bandwidth, an estimate."""
+    (:data:`phy.topology.parts.SWITCH_J_PER_BIT`) over its bandwidth, an estimate.
+
+    Parameters
+    ----------
+    n_accelerators : int
+        Accelerators in the pod (at least 2, at most the switch's radix).
+    link_class : LinkClass or None, optional
+        Class of every accelerator-to-switch link (None: :func:`scale_up_copper`).
+    accelerator : Accelerator or None, optional
+        The accelerator (None: :meth:`Accelerator.gb200`).
+    asic : SwitchAsic or None, optional
+        The switch (None: a 1,024-port 800G UALink-class switch, 200 ns).
+    links_per_accel : int, optional
+        Links from each accelerator, one to each switch (default 4).
+    accels_per_rack : int, optional
+        Accelerators in a rack (default 64).
+    rack_pitch_m : float, optional
+        Distance between neighbouring racks, m (default 0.6).
+    overhead_m : float, optional
+        Length added to the distance to the switch rack for each cable, m (default 2.0).
+    name : str or None, optional
+        Name of the topology (None: ``"single_tier_<n>"``).
+
+    Returns
+    -------
+    Topology
+        The pod with one ``"switch"`` tier.
+
+    Raises
+    ------
+    ConfigError
+        When there are more accelerators than switch ports.
+    """
     n = integer(n_accelerators, "n_accelerators", 2)
     k = integer(links_per_accel, "links_per_accel", 1)
     apr = integer(accels_per_rack, "accels_per_rack", 1)
@@ -309,7 +483,35 @@ def scale_out(n_accelerators: int, link_class: LinkClass | None = None, *, accel
     """A scale-out network for comparison: one NIC per accelerator (800 Gb/s, a
     ConnectX-8-class port; REFERENCES.md) into a non-blocking fat tree of Ethernet
     switches (default :meth:`SwitchAsic.tomahawk5`, 64 ports of 800G): leaves at the top of each rack, two tiers while
-    ``radix^2 / 2`` endpoints fit, else three."""
+    ``radix^2 / 2`` endpoints fit, else three.
+
+    Parameters
+    ----------
+    n_accelerators : int
+        Accelerators (at least 2).
+    link_class : LinkClass or None, optional
+        Class of every link (None: ``LinkClass.optical("dsp", lanes=4)``).
+    accelerator : Accelerator or None, optional
+        The accelerator (None: :meth:`Accelerator.gb200`).
+    asic : SwitchAsic or None, optional
+        The switch of every tier (None: :meth:`SwitchAsic.tomahawk5`).
+    nics_per_accel : int, optional
+        NIC ports per accelerator (default 1).
+    accels_per_rack : int, optional
+        Accelerators in a rack (default 72).
+    rack_pitch_m : float, optional
+        Distance between neighbouring racks, m (default 0.6).
+    overhead_m : float, optional
+        Length added to the distance between racks for a cable above the leaves, m
+        (default 4.0); a NIC-to-leaf cable is 3 m.
+    name : str or None, optional
+        Name of the topology (None: ``"scale_out_<n>"``).
+
+    Returns
+    -------
+    Topology
+        The fat tree: a ``"leaf"`` tier and, beyond one leaf, the tiers above it.
+    """
     n = integer(n_accelerators, "n_accelerators", 2)
     k = integer(nics_per_accel, "nics_per_accel", 1)
     sw = asic or SwitchAsic.tomahawk5()

@@ -114,6 +114,14 @@ def decode(model: Model, batch: int = 1, *, accelerator: Accelerator, tier: Memo
 
     Parameters
     ----------
+    model : Model
+        The model decoded.
+    batch : int, optional
+        Sequences decoded together (default 1).
+    accelerator : Accelerator
+        The accelerator each shard runs on.
+    tier : MemoryTier, optional
+        Where the weights and KV cache live (None: the accelerator's own memory).
     link_bandwidth_bytes_per_s, link_round_trip_s : float, optional
         The fabric between the accelerator and a remote tier: bytes/s per direction and a
         read's round trip over it, the tier's access excluded (s); no bandwidth: the tier
@@ -136,6 +144,14 @@ def decode(model: Model, batch: int = 1, *, accelerator: Accelerator, tier: Memo
         The engine's costs (default :meth:`Runtime.trtllm`, calibrated;
         :meth:`Runtime.ideal` for the bare roofline). Its achieved HBM fraction applies to
         the accelerator's own memory; a remote tier's stream takes ``link_efficiency``.
+    **deprecated
+        ``link_bandwidth_bps`` only (the old name of ``link_bandwidth_bytes_per_s``).
+
+    Returns
+    -------
+    DecodeResult
+        Tokens per second, the step's memory, compute and collective times, MFU and the
+        bandwidths behind them.
 
     Notes
     -----
@@ -262,6 +278,42 @@ def over_fabric(report, model: Model, batch: int = 1, *, source: str = "remote",
     accelerators' memory, over the fabric: each accelerator's bandwidth per direction and
     the farthest route's read round trip), or ``"pooled"`` (``tier``, e.g. pooled LPDDR,
     over the fabric). Collectives run on the report's fabric; ``runtime`` as :func:`decode`.
+
+    Parameters
+    ----------
+    report : TopologyReport
+        The rolled-up topology (its accelerator, per-accelerator bandwidth, round trips
+        and collectives).
+    model : Model
+        The model decoded.
+    batch : int, optional
+        Sequences decoded together (default 1).
+    source : str, optional
+        ``"local"``, ``"remote"`` (default) or ``"pooled"``, as above.
+    tier : MemoryTier, optional
+        The tier read (None: the accelerator's own memory; required with ``"pooled"``).
+        With ``"remote"`` its capacity counts once for each other accelerator.
+    prefetch_bytes : float, optional
+        Bytes the reader keeps in flight (None: enough to hide the latency).
+    link_efficiency : float, optional
+        Fraction of the fabric bandwidth the stream achieves (default 1.0).
+    context_tokens : int, optional
+        Context per sequence (default 0).
+    tp, ep : int, optional
+        Accelerators sharing the model (default 1), and sharing the experts (default ``tp``).
+    runtime : Runtime, optional
+        The engine's costs, as :func:`decode`.
+
+    Returns
+    -------
+    DecodeResult
+        :func:`decode`'s result for that source.
+
+    Raises
+    ------
+    ConfigError
+        On a ``report`` that is not a TopologyReport, a bad ``source`` or ``"pooled"``
+        without ``tier``.
     """
     from .rollup import TopologyReport
 
@@ -293,7 +345,27 @@ def latency_sweep(model: Model, latencies_s, batch: int = 1, *, collectives: Col
     :func:`decode`: at each latency the collectives' hops are scaled to it
     (:meth:`phy.latency.Collectives.at_latency`) and a remote stream's round trip is two
     of them. Give ``prefetch_bytes`` to see the stream's latency bite; with ``tp > 1`` the
-    collectives bite regardless."""
+    collectives bite regardless.
+
+    Parameters
+    ----------
+    model : Model
+        The model decoded.
+    latencies_s : float or array_like
+        One-way fabric latencies, s.
+    batch : int, optional
+        Sequences decoded together (default 1).
+    collectives : phy.latency.Collectives, optional
+        The fabric's collectives, rescaled to each latency (None: no collectives).
+    **kwargs
+        The other arguments of :func:`decode` (``accelerator`` is needed); with
+        ``link_bandwidth_bytes_per_s`` the round trip is set to twice each latency.
+
+    Returns
+    -------
+    numpy.ndarray
+        Tokens per second per sequence, one per latency.
+    """
     lats = np.atleast_1d(np.asarray(latencies_s, dtype=float))
     out = np.empty(lats.size)
     kwargs = keyword_alias(kwargs, "link_bandwidth_bps", "link_bandwidth_bytes_per_s", "latency_sweep")
@@ -310,7 +382,24 @@ def mfu_crossing(model: Model, threshold: float = 0.2, *, max_batch: int = 4096,
     """The smallest batch whose decode step reaches ``threshold`` of the peak FLOPs
     (:func:`decode`'s ``mfu``), or None if no batch up to ``max_batch`` (and that fits in
     memory with its KV cache) does. MFU grows with the batch while the step is
-    memory-bound, so the batch is bisected."""
+    memory-bound, so the batch is bisected.
+
+    Parameters
+    ----------
+    model : Model
+        The model decoded.
+    threshold : float, optional
+        The MFU to reach, a fraction in (0, 1] (default 0.2).
+    max_batch : int, optional
+        Largest batch tried (default 4096).
+    **kwargs
+        The other arguments of :func:`decode` (``accelerator`` is needed).
+
+    Returns
+    -------
+    int or None
+        The smallest batch reaching ``threshold``, or None.
+    """
     th = number(threshold, "threshold", positive=True, hi=1.0)
     hi = integer(max_batch, "max_batch", 1, 10**7)
 

@@ -56,7 +56,28 @@ def default_candidates(lanes: int = 2, lane_rate_bps: float = 212.5e9, fec="KP4"
 
     ``resolution_m``: the copper classes' length buckets (default 0.25 m for passive copper,
     0.5 m for the AEC); a coarser bucket evaluates fewer lengths, each rounded up (a class
-    that closes at its bucket closes at the length: conservative)."""
+    that closes at its bucket closes at the length: conservative).
+
+    Parameters
+    ----------
+    lanes : int, optional
+        Lanes per link (default 2).
+    lane_rate_bps : float, optional
+        Line rate of one lane, bit/s (default 212.5e9).
+    fec : str, optional
+        The FEC of every class (default ``"KP4"``).
+    serdes : optional
+        The copper classes' SerDes (None: the sweeps' preset for the lane's symbol rate).
+    host : str or None, optional
+        The copper classes' host class (default ``"HL"``), as :func:`scale_up_copper`.
+    resolution_m : float or None, optional
+        The copper classes' length bucket, m (None: 0.25 copper, 0.5 AEC).
+
+    Returns
+    -------
+    tuple of LinkClass
+        Copper twinax, AEC, LPO, CPO and DSP optics, in that order.
+    """
     if serdes is None:
         try:
             return _default_candidates(lanes, lane_rate_bps, fec, host, resolution_m)
@@ -276,7 +297,29 @@ def plan_domain(n_accelerators: int, layout: Layout | None = None, candidates: t
     row, or two tiers), each cable's class chosen among ``candidates`` (default
     :func:`default_candidates`) by :func:`choose_classes`, the roll-up, and every
     constraint of :data:`CONSTRAINTS`. A size the switch radix cannot build on the tiers
-    allowed is still planned on two tiers, and ``switch_radix`` binds."""
+    allowed is still planned on two tiers, and ``switch_radix`` binds.
+
+    Parameters
+    ----------
+    n_accelerators : int
+        Accelerators in the domain (1 to :data:`MAX_SEARCH_ACCELERATORS`).
+    layout : Layout, optional
+        The racks and limits (None: ``Layout()``).
+    candidates : tuple of LinkClass, optional
+        The classes a cable may be (None: :func:`default_candidates`).
+    asic : SwitchAsic, optional
+        The switch ASIC (None: :meth:`SwitchAsic.nvlink5`).
+    accelerator : Accelerator, optional
+        The accelerator (None: :meth:`Accelerator.gb200`).
+    objective : str, optional
+        What each cable's class minimises among those that close: ``"power"`` (default)
+        or ``"latency"``.
+
+    Returns
+    -------
+    DomainPlan
+        The topology, each cable's choice, the roll-up and the constraints checked.
+    """
     lay = layout or Layout()
     if not isinstance(lay, Layout):
         raise ConfigError(f"layout must be a Layout, got {type(lay).__name__}")
@@ -416,7 +459,30 @@ def largest_domain(layout: Layout | None = None, candidates: tuple | None = None
     work), and the candidates (default :func:`default_candidates`) are made once, so
     every plan shares their link evaluations. ``largest_domain(Layout(max_tiers=1))``
     plans one size, 72, where it used to plan 36 and evaluate every candidate 36 times
-    (353 s, 1.9 GB)."""
+    (353 s, 1.9 GB).
+
+    Parameters
+    ----------
+    layout : Layout, optional
+        The racks and limits (None: ``Layout()``).
+    candidates : tuple of LinkClass, optional
+        The classes a cable may be (None: :func:`default_candidates`).
+    sizes : iterable of int, optional
+        Domain sizes to try (None: whole racks, as above).
+    asic : SwitchAsic, optional
+        The switch ASIC (None: :meth:`SwitchAsic.nvlink5`).
+    accelerator : Accelerator, optional
+        The accelerator (None: :meth:`Accelerator.gb200`).
+    objective : str, optional
+        ``"power"`` (default) or ``"latency"``, as :func:`plan_domain`.
+    every : bool, optional
+        Plan every size rather than stop at the largest that closes (default False).
+
+    Returns
+    -------
+    tuple of (DomainPlan or None, list of DomainPlan)
+        The largest plan that closes (None if none does) and the plans made, smallest first.
+    """
     lay = layout or Layout()
     sw = asic or SwitchAsic.nvlink5()
     todo = search_sizes(lay, sizes, asic=sw, every=every)
@@ -439,7 +505,19 @@ def largest_domain(layout: Layout | None = None, candidates: tuple | None = None
 def domain_steps(plans: list) -> list:
     """:meth:`DomainPlan.row` for each plan, with what each step from the previous one
     costs: fabric watts in all and per accelerator, and nanoseconds of one-way latency
-    (remote route)."""
+    (remote route).
+
+    Parameters
+    ----------
+    plans : list of DomainPlan
+        Plans in order of size (e.g. :func:`largest_domain`'s second result).
+
+    Returns
+    -------
+    list of dict
+        One row per plan; from the second on, with ``step_fabric_kw``,
+        ``step_w_per_accelerator`` and ``step_one_way_remote_ns``.
+    """
     rows = []
     for i, p in enumerate(plans):
         r = p.row()

@@ -110,7 +110,20 @@ def component_counts(topo: Topology, fits: FitRates | None = None) -> dict:
     "lanes", "lanes_per_module", "fibre_mates_per_fibre", component: count}}, "total":
     {component: count}}``. Module, engine and connector shares are fractional where links
     do not fill a module (expected values). ``fits`` supplies the lasers per lane and the
-    fibre connectors (default :class:`FitRates`)."""
+    fibre connectors (default :class:`FitRates`).
+
+    Parameters
+    ----------
+    topo : Topology
+        The fabric counted.
+    fits : FitRates, optional
+        Lasers per lane and fibre connectors (None: ``FitRates()``).
+
+    Returns
+    -------
+    dict
+        ``{"by_class": {...}, "total": {...}}`` as above.
+    """
     _check_topology(topo)
     f = _fits(fits)
     return _count(topo, f, need_frame=False)[0]
@@ -230,6 +243,28 @@ def fabric_reliability(topo: Topology, report=None, fits: FitRates | None = None
     dict by class name; by default the LinkSpec's framing (``cls.spec`` called once per
     class), 64 bytes (:meth:`phy.Framing.ethernet`, the default) for a class made from a
     fixed report.
+
+    Parameters
+    ----------
+    topo : Topology
+        The fabric.
+    report : TopologyReport, optional
+        The topology's roll-up, checked against it (None: not checked).
+    fits : FitRates, optional
+        The component failure rates, FIT (None: ``FitRates()``).
+    frame_bytes : int or dict, optional
+        Frame size, bytes, for all classes or by class name (None: each class's framing).
+
+    Returns
+    -------
+    ReliabilityReport
+        Failure rates by component and class, link-down and post-FEC error events, MTBF
+        and notes.
+
+    Raises
+    ------
+    ConfigError
+        When ``report`` is not this topology's roll-up.
     """
     _check_topology(topo)
     f = _fits(fits)

@@ -192,7 +192,23 @@ def rollup(topo: Topology, *, utilisations=UTILISATIONS, workers: int | None = 1
     not yet cached, checked before the first); ``workers`` evaluates the buckets
     in that many forked processes (None: one per core; :func:`phy._procs.fork_map`), with
     the same reports as one process (``linkmodel rack`` and the demo use every core). Keep 1
-    inside threads (forking a threaded process can deadlock) and inside sweep workers."""
+    inside threads (forking a threaded process can deadlock) and inside sweep workers.
+
+    Parameters
+    ----------
+    topo : Topology
+        The fabric rolled up.
+    utilisations : float or sequence of float, optional
+        Switch loads, each in [0, 0.999], at which the loaded latency is given (default
+        :data:`UTILISATIONS`; at most :data:`MAX_UTILISATIONS`).
+    workers : int or None, optional
+        Processes evaluating the link buckets (default 1; None: one per core).
+
+    Returns
+    -------
+    TopologyReport
+        Bandwidth (bytes/s), latency, power, cables, failing links and collectives.
+    """
     if not isinstance(topo, Topology):
         raise ConfigError(f"rollup needs a Topology, got {type(topo).__name__}")
     loads = tuple(utilisations) if not isinstance(utilisations, (int, float)) else (utilisations,)
