@@ -427,6 +427,12 @@ def statistical_eye(
         Time offsets computed: the whole UI (eye widths, horizontal bathtub), or only the
         sampling point and the columns its deterministic jitter reaches (error ratios and
         heights at the sampling point, several times faster).
+
+    Returns
+    -------
+    StatEye
+        The eye's voltage distributions per time offset, with error ratios, heights and
+        widths.
     """
     tx, rx, noise, jitter, cdr = tx or Transmitter(), rx or Receiver(), noise or Noise(), jitter or Jitter(), cdr or Cdr()
     if crosstalk not in ("average", "worst"):

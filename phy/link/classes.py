@@ -64,7 +64,28 @@ def class_table(lane_rates_bps=(106.25e9, 212.5e9), kinds=("dsp", "lpo", "lro", 
     decides (:func:`_what_decides`: the optical noise, or ISI and loss). ``part``: the
     optical parts, ``"typical"`` or ``"corner"`` (:mod:`channels.optical_parts`); each row
     names the largest optical noise term (``dominant_noise``) and the module driver's
-    equaliser (``module_eq_db``)."""
+    equaliser (``module_eq_db``).
+
+    Parameters
+    ----------
+    lane_rates_bps : sequence of float, optional
+        Lane line rates, bit/s (default 106.25e9 and 212.5e9).
+    kinds : sequence of str, optional
+        Optical classes: ``"dsp"``, ``"lpo"``, ``"lro"``, ``"cpo"`` (default all four).
+    length_m : float, optional
+        Fibre length, m (default 100.0).
+    lanes : int, optional
+        Lanes per link (default 4).
+    inner : dict, optional
+        Lane rate (bit/s) to inner (code, decoder), as above.
+    part : str, optional
+        ``"typical"`` (default) or ``"corner"`` optical parts.
+
+    Returns
+    -------
+    list of dict
+        One row per rate and class.
+    """
     inner = {212.5e9: ("SFEC", "chase")} if inner is None else inner
     makers = {"dsp": OpticalClass.dsp_pluggable, "lpo": OpticalClass.lpo, "lro": OpticalClass.lro,
               "cpo": OpticalClass.cpo}

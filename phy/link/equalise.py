@@ -291,7 +291,18 @@ def segments(spec: LinkSpec) -> tuple[Segment, ...]:
     """The equalised segments of ``spec``'s medium: one for copper and linear optics, one per
     channel for retimed copper, three for DSP-retimed optics (host to module, the optics,
     module to host), two for linear-receive optics (host to module; the optics and the far
-    host channel into the host's receiver)."""
+    host channel into the host's receiver).
+
+    Parameters
+    ----------
+    spec : LinkSpec
+        The link; its medium, SerDes, lane rate and modulation set the segments.
+
+    Returns
+    -------
+    tuple of Segment
+        The segments in order along the link, each with its equalised eye.
+    """
     if not isinstance(spec, LinkSpec):
         raise ConfigError(f"segments needs a LinkSpec, got {type(spec).__name__}")
     chs = spec.electrical_segments

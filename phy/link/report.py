@@ -211,9 +211,19 @@ def _plain(x):
 def evaluate_link(spec: LinkSpec, segs: tuple[Segment, ...] | None = None) -> LinkReport:
     """Roll a link up: errors, bandwidth, latency, energy (see the module docstring).
 
-    ``segs``: the medium's :func:`segments` when already computed for this medium, SerDes,
-    lane rate and modulation (FEC, framing, retry and path may differ): the eyes are then
-    not recomputed.
+    Parameters
+    ----------
+    spec : LinkSpec
+        The link: medium, SerDes, lane rate, modulation, FEC, framing, retry and path.
+    segs : tuple of Segment, optional
+        The medium's :func:`segments` when already computed for this medium, SerDes,
+        lane rate and modulation (FEC, framing, retry and path may differ): the eyes are
+        then not recomputed (None: computed here).
+
+    Returns
+    -------
+    LinkReport
+        Errors, bandwidth (bit/s), latency (s) and energy (J/bit) of the link.
     """
     if not isinstance(spec, LinkSpec):
         raise ConfigError(f"evaluate_link needs a LinkSpec, got {type(spec).__name__}")

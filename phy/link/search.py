@@ -56,6 +56,27 @@ def search_link(
 
     Each SerDes option's eyes are computed once; the FEC choices reuse them. Interleaving
     is skipped without an FEC, precoding for NRZ.
+
+    Parameters
+    ----------
+    spec : LinkSpec
+        The link whose medium is searched; its other choices are replaced.
+    fec_codes : sequence of str or None, optional
+        FEC codes tried (None: no FEC; default None, LL272, KR4, KP4).
+    interleaves : sequence of int, optional
+        FEC interleave depths tried (default 1 and 2).
+    precoding : sequence of bool, optional
+        Precoding off and on (default both; PAM4 only).
+    retry : sequence of Retry or None, optional
+        Link-level retry choices (default none and ``Retry()``).
+    serdes : sequence of Serdes, optional
+        SerDes options (None: ``spec``'s own).
+
+    Returns
+    -------
+    LinkSearch
+        Every point's :class:`LinkReport`, the Pareto set of those that pass (latency,
+        usable bandwidth, energy per bit) and the best (least latency).
     """
     if not isinstance(spec, LinkSpec):
         raise ConfigError(f"search_link needs a LinkSpec, got {type(spec).__name__}")

@@ -148,7 +148,25 @@ def prepare_link(
     cdr: Cdr | None = None,
     samples_per_ui: int = 32,
 ) -> PreparedLink:
-    """The :class:`PreparedLink` the engines run (see the module docstring)."""
+    """The :class:`PreparedLink` the engines run (see the module docstring).
+
+    Parameters
+    ----------
+    link : channels.Channel or channels.PulseResponse
+        The channel, or a pulse response without the transceiver's filters.
+    baud_hz : float, optional
+        Symbol rate, Bd (needed for a Channel).
+    tx, rx, noise, cdr : optional
+        The SerDes (:mod:`phy.serdes`); None: ``Transmitter()``, ``Receiver()``,
+        ``Noise()``, ``Cdr()``.
+    samples_per_ui : int, optional
+        Fine samples per UI of the pulse (default 32).
+
+    Returns
+    -------
+    PreparedLink
+        The pulse through the transceiver's filters and equalisation, ready to run.
+    """
     tx = tx or Transmitter()
     rx = rx or Receiver()
     noise = noise or Noise()

@@ -264,6 +264,11 @@ def effective_return_loss(ch: channels.Channel, params: ErlParams | None = None,
     require_nyquist : bool
         Refuse data that stop below ``f_b / 2``; above the data's band the reflection is
         extended as :mod:`channels.grid` extends a response (the result says from where).
+
+    Returns
+    -------
+    ErlResult or tuple of (ErlResult, ErlResult)
+        The port's result, or port 1's and port 2's with ``port="both"``.
     """
     t0 = time.perf_counter()
     if not isinstance(ch, channels.Channel):

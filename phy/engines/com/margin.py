@@ -211,6 +211,11 @@ def channel_margin(ch: channels.Channel, params: ComParams | None = None, *, n_u
     channels.ChannelError
         Data that end below the Nyquist frequency (with ``require_nyquist``), too few
         points, or a frequency step too coarse for the channel's delay.
+
+    Returns
+    -------
+    MarginResult
+        The COM (dB) and its terms, at the package case that sets it.
     """
     t_start = time.perf_counter()
     p = params or ComParams.ieee_802_3ck_kr()

@@ -100,6 +100,8 @@ def simulate(
     eye : bool
         Build the eye diagram (``samples_per_ui`` columns x ``eye_bins`` voltage bins)
         and the horizontal bathtub.
+    eye_bins : int
+        Voltage bins of the eye diagram (default 256), with ``eye``.
     waveform_ui : int
         Record the first this many UIs (after warm-up): the ADC input and the slicer input
         on the fine grid, with the sent and decided symbols.
