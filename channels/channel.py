@@ -640,6 +640,11 @@ def cascade(*parts: Channel, grid: str | np.ndarray | None = None) -> Channel:
         onto a uniform grid from DC to the lowest last frequency among the parts, with
         the smallest step among them. An array: resample (and, deliberately, extrapolate)
         every part onto it (it must start at 0 Hz and be uniform).
+
+    Returns
+    -------
+    Channel
+        The cascade, on the shared or chosen grid.
     """
     if len(parts) < 1:
         raise ChannelError("cascade needs at least one channel")

@@ -113,6 +113,11 @@ def _low_band(f: np.ndarray) -> slice:
 def detect_port_order(ntwk: rf.Network) -> tuple[PortOrder, dict[str, float]]:
     """Choose a four-port file's order from its low-frequency transmission.
 
+    Parameters
+    ----------
+    ntwk : skrf.Network
+        The four-port network.
+
     Returns
     -------
     order : PortOrder

@@ -316,6 +316,11 @@ def load(
         Check passivity, reciprocity and causality (IEEE 370) and warn with
         :class:`~channels.errors.ChannelQualityWarning` when one is not good.
 
+    Returns
+    -------
+    Channel
+        The through (or crosstalk) channel with its aggressors and port order.
+
     Raises
     ------
     ChannelError

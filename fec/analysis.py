@@ -142,7 +142,23 @@ def frame_loss_ratio(code: RSCode, cer: float, frame_bits: float) -> float:
 
 
 def random_errors(code: RSCode, ber: float, frame_bits: float | None = None) -> PostFec:
-    """Post-FEC ratios for independent bit errors at ``ber`` (see the module docstring)."""
+    """Post-FEC ratios for independent bit errors at ``ber`` (see the module docstring).
+
+    Parameters
+    ----------
+    code : RSCode
+        The Reed-Solomon code.
+    ber : float
+        Pre-FEC bit error ratio, in [0, 1].
+    frame_bits : float, optional
+        Payload bits per frame for the frame loss ratio (None: not computed).
+
+    Returns
+    -------
+    PostFec
+        Symbol error ratio in, codeword error ratio, post-FEC symbol and bit error ratios,
+        miscorrection probability and frame loss ratio.
+    """
     code = _code(code)
     ber = check.probability(ber, "ber")
     ps = symbol_error_ratio(ber, code.m)
@@ -157,7 +173,27 @@ def random_errors(code: RSCode, ber: float, frame_bits: float | None = None) -> 
 
 def required_ber(code: RSCode, target: float, metric: str = "cer") -> float:
     """Largest pre-FEC BER (independent errors) meeting ``target`` for ``metric``
-    (``"cer"`` or ``"ber_out"``)."""
+    (``"cer"`` or ``"ber_out"``).
+
+    Parameters
+    ----------
+    code : RSCode
+        The Reed-Solomon code.
+    target : float
+        The ratio to meet, in (0, 1].
+    metric : str, optional
+        ``"cer"`` (codeword error ratio, default) or ``"ber_out"`` (post-FEC BER).
+
+    Returns
+    -------
+    float
+        The pre-FEC BER, searched between 1e-12 and 0.5 (0.5 when even that meets it).
+
+    Raises
+    ------
+    FecError
+        When the target is not met even at BER 1e-12, or on a bad ``metric``.
+    """
     code = _code(code)
     target = check.probability(target, "target", hi=1.0)
     if metric not in ("cer", "ber_out"):
@@ -357,6 +393,10 @@ def burst_errors(
 
     Parameters
     ----------
+    code : RSCode
+        The Reed-Solomon code.
+    model : BurstModel
+        The distribution of detector error patterns.
     der : float, optional
         Detector (UI) error ratio including the bursts; bursts start at rate
         ``der / model.mean_errors`` per UI. Default: the model's own start rate (DFE model).
@@ -364,6 +404,13 @@ def burst_errors(
         Symbol interleaving depth.
     precoded : bool
         Whether the 1/(1+D) mod 4 precoder is on (PAM4).
+    frame_bits : float, optional
+        Payload bits per frame for the frame loss ratio (None: not computed).
+
+    Returns
+    -------
+    PostFec
+        The post-FEC ratios, as :func:`random_errors`.
     """
     code = _code(code)
     if not isinstance(model, BurstModel):

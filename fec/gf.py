@@ -32,7 +32,20 @@ def _order_of_x(poly: int, m: int) -> int:
 
 def is_primitive(poly: int, m: int) -> bool:
     """True when ``poly`` (degree ``m``, bit i = coefficient of x^i) is primitive over GF(2):
-    irreducible, and x generates all ``2^m - 1`` non-zero elements."""
+    irreducible, and x generates all ``2^m - 1`` non-zero elements.
+
+    Parameters
+    ----------
+    poly : int
+        The polynomial, bit i the coefficient of x^i.
+    m : int
+        Its degree (below 2: False).
+
+    Returns
+    -------
+    bool
+        Whether ``poly`` is primitive of degree ``m``.
+    """
     if m < 2 or poly >> m != 1 or not poly & 1:
         return False
     return _order_of_x(poly, m) == (1 << m) - 1

@@ -77,6 +77,7 @@ def latency(
     Parameters
     ----------
     code : RSCode
+        The Reed-Solomon code decoded.
     lane_rate_bps : float
         Line rate of one lane (bit/s), e.g. 106.25e9. (``lane_rate``, its old name without
         a unit, is accepted for one release as a deprecated keyword.)
@@ -94,6 +95,13 @@ def latency(
         Corrections applied as the search proceeds (True) or after the full search.
     correct : bool
         False: detection only (correction bypassed).
+    lane_rate : float, optional
+        Deprecated name of ``lane_rate_bps`` (bit/s); give one or the other.
+
+    Returns
+    -------
+    LatencyBreakdown
+        Accumulation, syndrome, key-equation and Chien/correction times (s) and their total.
     """
     if not isinstance(code, RSCode):
         raise FecError(f"expected an RSCode, got {type(code).__name__}")

@@ -16,14 +16,6 @@ MODULES = ("channels", "fec", "phy", "phy.topology", "phy.latency",
 
 # (defining module, function name) still lacking the sections.  Only shrinks.
 PENDING = {
-    ("channels.channel", "cascade"),
-    ("channels.ports", "detect_port_order"),
-    ("channels.touchstone", "load"),
-    ("fec.analysis", "burst_errors"),
-    ("fec.analysis", "random_errors"),
-    ("fec.analysis", "required_ber"),
-    ("fec.gf", "is_primitive"),
-    ("fec.latency", "latency"),
     ("phy.sweep.point", "evaluate_point"),
     ("phy.sweep.point", "link_spec"),
     ("phy.sweep.records", "read_records"),
