@@ -70,7 +70,19 @@ def _preset_serdes(baud_hz: float, modulation: str):
 
 
 def link_spec(p: dict):
-    """The :class:`phy.LinkSpec` of a point."""
+    """The :class:`phy.LinkSpec` of a point.
+
+    Parameters
+    ----------
+    p : dict
+        The point: ``"section.name"`` keys of the spec schema (missing keys take their
+        defaults).
+
+    Returns
+    -------
+    phy.LinkSpec
+        The link the point describes.
+    """
     from ..link import LinkSpec, PathElement, Retry, Serdes
 
     mod = _get(p, "link.modulation")
@@ -128,7 +140,19 @@ def _mode(spec) -> str:
 def evaluate_point(p: dict) -> dict:
     """One point's record: ``key``, ``params``, ``status`` (``"ok"`` or ``"error"``),
     ``row`` (the flat figures) or ``error``, ``seconds`` and ``worker_pid`` (the process
-    that ran it)."""
+    that ran it).
+
+    Parameters
+    ----------
+    p : dict
+        The point, as :func:`link_spec` takes it; keys starting with ``_`` are left out
+        of ``params``.
+
+    Returns
+    -------
+    dict
+        The record; a failure of the point is recorded in it, not raised.
+    """
     from ..link import evaluate_link
 
     t = time.perf_counter()

@@ -179,7 +179,21 @@ def read_records(path, *, then: str = "its point not counted as done") -> dict:
     """The store's records by key: the last good record of each key wins. A bad line
     (see the module docstring) is skipped with a :class:`StoreWarning` naming its line;
     a last line with no newline (cut short by a crash, or being written) is left out
-    quietly. A path that is not a regular file raises :class:`phy.ConfigError`."""
+    quietly. A path that is not a regular file raises :class:`phy.ConfigError`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The store (JSON lines).
+    then : str, optional
+        What happens to a bad record's point, ending each warning (default ``"its point
+        not counted as done"``).
+
+    Returns
+    -------
+    dict
+        Records by point key.
+    """
     records, bad, unsealed = scan(path)
     for line in warn_lines(path, bad, unsealed, then):
         warnings.warn(line, StoreWarning, stacklevel=2)

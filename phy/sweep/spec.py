@@ -266,6 +266,21 @@ def parse_spec(text: str, path: str | None = None, *, sweep: bool = True) -> Swe
     Every unknown key, wrong type, value out of range, missing file, grid value or zip
     row given twice, and grid that cannot be walked raises :class:`phy.ConfigError`
     naming the file, the line and the key, before anything runs.
+
+    Parameters
+    ----------
+    text : str
+        The TOML text.
+    path : str, optional
+        The file it came from, named in messages; relative files are found from its
+        folder (None: from the working directory).
+    sweep : bool, optional
+        A sweep (default True) or a single link (no ``[grid]`` or ``[zip]``).
+
+    Returns
+    -------
+    SweepSpec
+        The validated spec.
     """
     if not isinstance(text, str):
         raise ConfigError(f"a spec must be TOML text (str), got {type(text).__name__}")
@@ -374,6 +389,18 @@ def load_spec(path, *, sweep: bool = True) -> SweepSpec:
 
     Every problem with the path or the file (see :func:`parse_spec`) raises
     :class:`phy.ConfigError` with a one-line message.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The TOML file.
+    sweep : bool, optional
+        A sweep (default True) or a single link, as :func:`parse_spec`.
+
+    Returns
+    -------
+    SweepSpec
+        The validated spec.
     """
     name, text = _read_text(path, "spec file")
     return parse_spec(text, name, sweep=sweep)
@@ -394,7 +421,18 @@ def _point(spec: SweepSpec, combo: tuple, zrow: tuple) -> dict:
 
 def iter_points(spec: SweepSpec):
     """The points of the sweep one at a time, in :func:`points`'s order (the first grid
-    key varies slowest, the zip rows fastest), without building the list."""
+    key varies slowest, the zip rows fastest), without building the list.
+
+    Parameters
+    ----------
+    spec : SweepSpec
+        The parsed sweep (:func:`parse_spec`, :func:`load_spec`).
+
+    Yields
+    ------
+    dict
+        Each point: the base overridden by one grid combination and one zip row.
+    """
     zrows = _zip_rows(spec)
     for combo in product(*spec.grid.values()):
         for zr in zrows:
@@ -402,18 +440,53 @@ def iter_points(spec: SweepSpec):
 
 
 def points(spec: SweepSpec) -> list[dict]:
-    """Every point of the sweep: the base overridden by one grid combination and one zip row."""
+    """Every point of the sweep: the base overridden by one grid combination and one zip row.
+
+    Parameters
+    ----------
+    spec : SweepSpec
+        The parsed sweep (:func:`parse_spec`, :func:`load_spec`).
+
+    Returns
+    -------
+    list of dict
+        The points, in :func:`iter_points`'s order.
+    """
     return list(iter_points(spec))
 
 
 def count_points(spec: SweepSpec) -> int:
     """How many points the sweep has, by multiplication (nothing enumerated): the grid's
-    list lengths multiplied, times the zip's rows."""
+    list lengths multiplied, times the zip's rows.
+
+    Parameters
+    ----------
+    spec : SweepSpec
+        The parsed sweep (:func:`parse_spec`, :func:`load_spec`).
+
+    Returns
+    -------
+    int
+        The number of points.
+    """
     return math.prod(len(v) for v in spec.grid.values()) * len(_zip_rows(spec))
 
 
 def point_at(spec: SweepSpec, i: int) -> dict:
-    """Point ``i`` (0-based) of :func:`points`, built alone (mixed-radix digits of ``i``)."""
+    """Point ``i`` (0-based) of :func:`points`, built alone (mixed-radix digits of ``i``).
+
+    Parameters
+    ----------
+    spec : SweepSpec
+        The parsed sweep (:func:`parse_spec`, :func:`load_spec`).
+    i : int
+        The point's index, 0 to ``count_points(spec) - 1``.
+
+    Returns
+    -------
+    dict
+        The point.
+    """
     n = count_points(spec)
     if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < n:
         raise ConfigError(f"sweep {spec.name!r} has points 0 to {n - 1}, got {i!r}")
@@ -440,7 +513,18 @@ def _projection(spec: SweepSpec, keys) -> SweepSpec:
 
 def point_key(p: dict) -> str:
     """A stable hash of a point's parameters (defaults filled in, so spelling a default
-    out does not make a new point)."""
+    out does not make a new point).
+
+    Parameters
+    ----------
+    p : dict
+        The point (a ``channel.file`` is taken from its ``_root``).
+
+    Returns
+    -------
+    str
+        The first 20 hex digits of the SHA-256 of its full parameters.
+    """
     full = {k: p.get(k, SCHEMA[k][1]) for k in SCHEMA}
     if full.get("channel.file"):
         full["channel.file"] = str(Path(p.get("_root", ".")) / full["channel.file"])

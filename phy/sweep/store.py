@@ -273,7 +273,18 @@ def load(path):
     NaN; a yes/no figure (``passes``) that a failed point lacks is pandas' nullable
     ``boolean``. A bad record (not JSON, fields of the wrong type, a checksum that does not
     match: :mod:`phy.sweep.records`) is left out with a :class:`phy.sweep.records.StoreWarning` naming its
-    line. Needs pandas (the ``sweeps`` extra)."""
+    line. Needs pandas (the ``sweeps`` extra).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The store.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per point, the columns above.
+    """
     _need("loading a sweep as a DataFrame", ("pandas",))
     import pandas as pd
 
@@ -309,7 +320,18 @@ def export_format(path) -> str:
     """The table format of ``path`` by its suffix (``"csv"`` or ``"parquet"``), its
     packages and its folder checked: :class:`phy.ConfigError` in one line for another
     suffix, a package that is missing (naming the ``sweeps`` extra), a folder that does
-    not exist or a path that is a folder."""
+    not exist or a path that is a folder.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The destination table.
+
+    Returns
+    -------
+    str
+        ``"csv"`` or ``"parquet"``.
+    """
     if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
         raise ConfigError(f"an export path must be a path (a str or os.PathLike), got {type(path).__name__}")
     suffix = Path(path).suffix.lower()
@@ -359,6 +381,18 @@ def export(store, path) -> int:
     ``pip install 'linkmodel[sweeps]'``), a store that does not exist, a destination in
     a folder that does not exist or that is the store itself; ``OSError`` naming the
     destination when it cannot be written (permission, a full disk).
+
+    Parameters
+    ----------
+    store : str or os.PathLike
+        The sweep store read.
+    path : str or os.PathLike
+        The destination, ``.csv`` or ``.parquet``.
+
+    Returns
+    -------
+    int
+        The rows written.
     """
     import tempfile
 
