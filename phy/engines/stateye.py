@@ -431,8 +431,8 @@ def statistical_eye(
     Returns
     -------
     StatEye
-        The eye's voltage distributions per time offset, with error ratios, heights and
-        widths.
+        The cumulative voltage distribution at each time offset, with the levels,
+        thresholds and noise; error ratios, heights and widths are its methods.
     """
     tx, rx, noise, jitter, cdr = tx or Transmitter(), rx or Receiver(), noise or Noise(), jitter or Jitter(), cdr or Cdr()
     if crosstalk not in ("average", "worst"):

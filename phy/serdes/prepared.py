@@ -165,7 +165,8 @@ def prepare_link(
     Returns
     -------
     PreparedLink
-        The pulse through the transceiver's filters and equalisation, ready to run.
+        The pulse through the front end and Tx FFE, the sampling point and cursors
+        there, the noise at the ADC, and the Rx FFE and DFE taps.
     """
     tx = tx or Transmitter()
     rx = rx or Receiver()

@@ -258,8 +258,8 @@ def fabric_reliability(topo: Topology, report=None, fits: FitRates | None = None
     Returns
     -------
     ReliabilityReport
-        Failure rates by component and class, link-down and post-FEC error events, MTBF
-        and notes.
+        Failure rates (FIT) by component and class, link-down, uncorrectable-frame and
+        replay events, MTBF and notes.
 
     Raises
     ------
