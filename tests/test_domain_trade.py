@@ -14,7 +14,7 @@ import pytest
 
 from phy import topology as tp
 from phy.topology import domain as dm
-from phy.topology.builders import cross_rack_m
+from phy.topology.multirack import cross_rack_m
 from phy.topology.fabric import RACK_UNIT_M
 
 

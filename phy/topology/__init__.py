@@ -9,7 +9,7 @@ fabric, and exports to system models.
 >>> r.collective("all_reduce", 8).time_s    # every layer, the algorithm and protocol NCCL picks
 
 See :mod:`phy.topology.parts`, :mod:`phy.topology.fabric`, :mod:`phy.topology.builders`,
-:mod:`phy.topology.rollup`, :mod:`phy.topology.power` (every watt), :mod:`phy.topology.domain`
+:mod:`phy.topology.multirack`, :mod:`phy.topology.rollup`, :mod:`phy.topology.power` (every watt), :mod:`phy.topology.domain`
 (the domain-size trade: each cable's class, the binding constraint, the largest domain),
 :mod:`phy.topology.model`, :mod:`phy.topology.decode`, :mod:`phy.topology.balance` (balance the pipe, what
 latency buys), :mod:`phy.topology.export`, :mod:`phy.topology.reliability` and
@@ -18,15 +18,8 @@ interruptions, Alibaba HPN's ToR crashes).
 """
 
 from . import calibration, export
-from .builders import (
-    hgx8,
-    nvl36x2,
-    nvl72,
-    scale_out,
-    scale_up_copper,
-    single_tier,
-    two_tier,
-)
+from .builders import hgx8, nvl36x2, nvl72, scale_up_copper
+from .multirack import scale_out, single_tier, two_tier
 from .balance import (
     balance_bandwidth,
     latency_value,

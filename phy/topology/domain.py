@@ -21,7 +21,8 @@ import numpy as np
 
 from .._validate import integer
 from ..errors import ConfigError
-from .builders import nvl72, single_tier, two_tier
+from .builders import nvl72
+from .multirack import single_tier, two_tier
 from .fabric import Topology
 from .layout import COPPER_DENSITY, Layout, copper_kg_per_pair_m
 from .parts import Accelerator, LinkClass, SwitchAsic

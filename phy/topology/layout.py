@@ -30,7 +30,7 @@ __all__ = ["COPPER_DENSITY", "ROUTES", "Layout", "copper_kg_per_pair_m"]
 #: Copper's density (kg/m^3).
 COPPER_DENSITY = 8960.0
 #: How a cable between racks is routed: ``"laid_out"`` (neighbours through their side
-#: walls, others over the top; :func:`phy.topology.builders.cross_rack_m`) or
+#: walls, others over the top; :func:`phy.topology.multirack.cross_rack_m`) or
 #: ``"overhead"`` (``overhead_m`` besides the distance, whatever the racks).
 ROUTES = ("laid_out", "overhead")
 
@@ -66,11 +66,11 @@ class Layout:
         neighbours through their side walls at the trays' heights; between racks further
         apart up to the top of the rack, ``rise_m`` up to an overhead tray and down at
         each end, along the row, and down to the far tray; the in-rack runs at each end
-        counted (:func:`phy.topology.builders.cross_rack_m`). ``"overhead"``: the distance
+        counted (:func:`phy.topology.multirack.cross_rack_m`). ``"overhead"``: the distance
         plus ``overhead_m`` whatever the racks (the model before issue 33).
     overhead_m, rise_m : float
         ``overhead_m``: the fixed route of ``"overhead"`` and of a one-tier row of racks
-        (:func:`phy.topology.builders.single_tier`); ``rise_m``: from a rack's top to the
+        (:func:`phy.topology.multirack.single_tier`); ``rise_m``: from a rack's top to the
         overhead cable tray (0.3 m, an assumption).
     rack_power_w : float
         The power and cooling envelope of a rack, with its accelerators: 132 kW, a GB200
