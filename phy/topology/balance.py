@@ -33,7 +33,8 @@ from ..latency import Collectives
 from ._aliases import with_key_aliases
 from .decode import decode
 from .model import Model
-from .parts import Accelerator, MemoryTier
+from .memory import MemoryTier
+from .parts import Accelerator
 
 __all__ = ["balance_bandwidth", "latency_value", "reader_bytes_in_flight", "stream_bandwidth"]
 

@@ -45,7 +45,8 @@ from ..errors import ConfigError
 from ..latency import Collectives, bytes_in_flight
 from ._aliases import add_aliases, keyword_alias, with_key_aliases
 from .model import Model
-from .parts import Accelerator, MemoryTier
+from .memory import MemoryTier
+from .parts import Accelerator
 from .runtime import Runtime, busiest_group_experts
 
 __all__ = ["DecodeResult", "Model", "Runtime", "decode", "latency_sweep", "mfu_crossing", "over_fabric"]
