@@ -3,7 +3,7 @@ statistical eye, the FEC analysis and the link report, on 1 and 2 worker process
 
 The grid: 50 twinax lengths (0.5 to 3 m) x 5 gauges (26 to 34 AWG) = 250 channels, each
 with 4 FEC choices (KP4, KR4, RS(272,257+1), none), 212.5 Gb/s PAM4, the preset
-equalisation (16-tap MMSE Rx FFE and 1 DFE tap; ``link.equalization = "preset"``).
+equalisation (16-tap MMSE Rx FFE and 1 DFE tap; ``link.equalisation = "preset"``).
 
 1. Per point, in this process (``inline``, every 4th length: 13 x 5 channels x 4 FEC
    choices): the median and mean time of a point and its split, from timers around the
@@ -63,7 +63,7 @@ kind = "twinax"
 
 [link]
 lane_rate_gbps = 212.5
-equalization = "{eq}"
+equalisation = "{eq}"
 
 [grid]
 "channel.length_m" = {lengths}
@@ -131,7 +131,7 @@ def per_point(lengths, gauges) -> dict:
 
     def pt(L, g, f):
         return {"channel.kind": "twinax", "channel.length_m": L, "channel.awg": g, "link.lane_rate_gbps": 212.5,
-                "link.equalization": "preset", "link.fec": f}
+                "link.equalisation": "preset", "link.fec": f}
 
     for f in FECS:  # Numba's cached kernels load, the media caches fill
         evaluate_point(pt(0.75, 28, f))
@@ -164,7 +164,7 @@ def solve_vs_bisection(lengths, gauges) -> dict:
     for L in lengths:
         for g in gauges:
             base = link_spec({"channel.kind": "twinax", "channel.length_m": L, "channel.awg": g,
-                              "link.lane_rate_gbps": 212.5, "link.equalization": "preset", "link.fec": "KP4"})
+                              "link.lane_rate_gbps": 212.5, "link.equalisation": "preset", "link.fec": "KP4"})
             segs = phy.link.segments(base)
             for f in FECS:
                 spec = base.with_(fec=None if f == "none" else f)

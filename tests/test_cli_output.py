@@ -67,7 +67,7 @@ def test_link_text_has_units_bounds_and_what_the_margin_is_against(tmp_path, cap
         [channel]
         kind = "twinax"
         [link]
-        equalization = "preset"
+        equalisation = "preset"
         lanes = 2
         retry = true
         """)
@@ -92,7 +92,7 @@ def test_the_library_summary_prints_what_link_prints(tmp_path, capsys):
     bounds; only the equalisation line differs, where the command names its preset."""
     from phy import sweep as sw
 
-    p = _link(tmp_path, '[channel]\nkind = "twinax"\n[link]\nequalization = "preset"\nlanes = 2\nretry = true\n')
+    p = _link(tmp_path, '[channel]\nkind = "twinax"\n[link]\nequalisation = "preset"\nlanes = 2\nretry = true\n')
     assert cli.main(["link", str(p)]) == 0
     printed = capsys.readouterr().out.rstrip("\n").splitlines()
     r = phy.evaluate_link(sw.link_spec(sw.points(sw.load_spec(str(p), sweep=False))[0]))
@@ -113,14 +113,14 @@ def test_the_library_summary_prints_what_link_prints(tmp_path, capsys):
 
 
 def test_link_exits_1_on_fail_and_says_why(tmp_path, capsys):
-    p = _link(tmp_path, '[channel]\nkind = "twinax"\nlength_m = 6.0\n[link]\nequalization = "preset"\n')
+    p = _link(tmp_path, '[channel]\nkind = "twinax"\nlength_m = 6.0\n[link]\nequalisation = "preset"\n')
     assert cli.main(["link", str(p)]) == 1
     text = capsys.readouterr().out
     assert text.splitlines()[0].startswith("link: FAIL: ")
 
 
 def test_link_json_is_the_library_report(tmp_path, capsys):
-    p = _link(tmp_path, '[channel]\nkind = "twinax"\n[link]\nequalization = "preset"\n')
+    p = _link(tmp_path, '[channel]\nkind = "twinax"\n[link]\nequalisation = "preset"\n')
     assert cli.main(["link", str(p), "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["post_fec_ber"] < 1e-30  # JSON keeps the computed value; the bound is for the text
@@ -215,7 +215,7 @@ def test_json_keys_say_bits_or_bytes(once, tmp_path, capsys):
     assert d["aggregate_bandwidth_bytes_per_s"] == pytest.approx(129.6e12)
     assert d["accelerator"]["memory"]["bandwidth_bytes_per_s"] == pytest.approx(8e12)
     assert _undeclared_bps(d) <= BIT_KEYS
-    assert d["equalisation"] == rk.DEFAULT_EQUALIZATION
+    assert d["equalisation"] == phy.config.DEFAULT_EQUALISATION
     assert cli.main(["demo", "--no-plots", "--json", "--n-ui", "20000"]) == 0
     nv = json.loads(capsys.readouterr().out)
     assert nv["nvl72"]["gpu_bandwidth_bytes_per_s"] == pytest.approx(900e9)
@@ -288,7 +288,7 @@ def test_exit_codes_are_documented(capsys):
 
 def test_bad_input_exits_2_with_one_line(tmp_path, capsys):
     r = tmp_path / "r.toml"
-    r.write_text('[link]\nequalization = "best"\n')
+    r.write_text('[link]\nequalisation = "best"\n')
     assert cli.main(["rack", str(r)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "equalization must be one of com, preset" in err
+    assert err.count("\n") == 1 and "equalisation must be one of 'com', 'preset'" in err

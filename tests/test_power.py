@@ -8,7 +8,7 @@ import channels
 from channels import assembly
 from phy import ConfigError
 from phy import topology as tp
-from phy.link import LinkSpec, OpticalClass, PathElement, Retry, evaluate_link
+from phy.link import LinkSpec, OpticalClass, PathElement, Retry, Serdes, evaluate_link
 from phy.link.latency import rate_chain
 from phy.link.power import (
     REACH_CLASSES,
@@ -17,14 +17,13 @@ from phy.link.power import (
     reach_class,
     serdes_energy_j_per_bit,
 )
-from phy.sweep.point import _preset_serdes
 
 RATE = 212.5e9
 
 
 @pytest.fixture(scope="module")
 def sd():
-    return _preset_serdes(RATE / 2, "pam4")
+    return Serdes.preset(RATE / 2, "pam4")
 
 
 @pytest.fixture(scope="module")

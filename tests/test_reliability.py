@@ -15,7 +15,7 @@ import pytest
 import phy
 from phy import ConfigError
 from phy import topology as tp
-from phy.link import LinkSpec, Retry
+from phy.link import LinkSpec, Retry, Serdes
 from phy.topology.fit_rates import OPTICAL_FIELD_FACTOR
 from phy.topology.reliability import (
     COMPONENTS,
@@ -32,10 +32,9 @@ def copper_report():
     """One short copper link (0.5 m of 26 AWG, bare assembly), 2 x 212.5 Gb/s, KP4, with a
     link layer, equalised by the sweep's fixed preset: evaluated once for the module."""
     from channels import assembly
-    from phy.sweep.point import _preset_serdes
-
+    
     ch = assembly.cable_channel(0.5, 26, host=None)
-    spec = LinkSpec(channel=ch, lanes=2, lane_rate_bps=212.5e9, serdes=_preset_serdes(106.25e9, "pam4"),
+    spec = LinkSpec(channel=ch, lanes=2, lane_rate_bps=212.5e9, serdes=Serdes.preset(106.25e9, "pam4"),
                     fec="KP4", retry=Retry())
     return phy.evaluate_link(spec)
 
@@ -205,9 +204,8 @@ def test_frame_size_comes_from_the_link_spec(copper_report):
     """A class with a spec: the frame size is its LinkSpec's framing (UALink's 640 B flit)."""
     from channels import assembly
     from phy.link import Framing
-    from phy.sweep.point import _preset_serdes
-
-    sd = _preset_serdes(106.25e9, "pam4")
+    
+    sd = Serdes.preset(106.25e9, "pam4")
 
     def spec(length_m):
         return LinkSpec(channel=assembly.cable_channel(length_m, 26, host=None), lanes=2, lane_rate_bps=212.5e9,

@@ -14,7 +14,7 @@ import pytest
 
 import phy
 from phy import topology as tp
-from phy.link import LinkSpec
+from phy.link import LinkSpec, Serdes
 from phy.topology import fit_rates as fr
 from phy.topology.fit_rates import (
     HANDBOOK,
@@ -152,10 +152,9 @@ def report_4_lanes():
     """One short copper link evaluated once, relabelled as 4 lanes (only the lane count and
     the class's kind matter to the counts)."""
     from channels import assembly
-    from phy.sweep.point import _preset_serdes
-
+    
     spec = LinkSpec(channel=assembly.cable_channel(0.5, 26, host=None), lanes=2, lane_rate_bps=212.5e9,
-                    serdes=_preset_serdes(106.25e9, "pam4"), fec="KP4")
+                    serdes=Serdes.preset(106.25e9, "pam4"), fec="KP4")
     return replace(phy.evaluate_link(spec), lanes=4)
 
 

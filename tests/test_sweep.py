@@ -32,7 +32,7 @@ kind = "twinax"
 
 [link]
 lane_rate_gbps = 212.5
-equalization = "{eq}"
+equalisation = "{eq}"
 
 [grid]
 "channel.length_m" = {lengths}
@@ -63,8 +63,8 @@ def test_points_walk_the_grid_and_the_zip(tmp_path):
 @pytest.mark.parametrize(
     "body, match",
     [
-        ('[link]\nlane_rate = 212.5\n', (r"line 2: \[link\] lane_rate: unknown parameter 'link.lane_rate' "
-                                         r"\(did you mean 'link.lane_rate_gbps'\?\)")),
+        ('[link]\nlane_rate = 212.5\n', (r"line 2: \[link\] lane_rate: unknown key 'lane_rate' "
+                                         r"\(did you mean 'lane_rate_gbps'\?\); \[link\] keys: lanes, ")),
         ('[channel]\nkind = "twinax"\nlength_m = "1 m"\n', r"line 3: \[channel\] length_m must be a number"),
         ('[channel]\nlength_m = -2\n', r"line 2: \[channel\] length_m must be a finite number > 0"),
         ('[channel]\nkind = "touchstone"\nfile = "nowhere.s4p"\n', r"line 3: \[channel\] file: no such file"),
@@ -95,7 +95,7 @@ def test_sweep_runs_resumes_and_records_failures(tmp_path):
     assert (again.ok, again.skipped) == (0, 4)
     # a point that cannot run records its error and the others go on
     p2 = tmp_path / "f.toml"
-    p2.write_text('[channel]\nkind = "touchstone"\nfile = "broken.s4p"\n[link]\nequalization = "preset"\n'
+    p2.write_text('[channel]\nkind = "touchstone"\nfile = "broken.s4p"\n[link]\nequalisation = "preset"\n'
                   '[grid]\n"link.fec" = ["KP4", "none"]\n')
     r2 = sw.run_sweep(sw.load_spec(p2), store, executor="inline", progress=False)
     assert (r2.ok, r2.failed) == (0, 2)
@@ -200,7 +200,7 @@ def test_demo_numbers_are_the_library_calls(capsys):
 
 def test_link_and_rack_commands(tmp_path, capsys):
     p = tmp_path / "l.toml"
-    p.write_text('[channel]\nkind = "twinax"\nlength_m = 1.0\n[link]\nequalization = "preset"\nlanes = 2\n')
+    p.write_text('[channel]\nkind = "twinax"\nlength_m = 1.0\n[link]\nequalisation = "preset"\nlanes = 2\n')
     assert cli.main(["link", str(p), "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["passes"] and d["usable_bandwidth_bps"] == pytest.approx(400e9)
@@ -209,7 +209,7 @@ def test_link_and_rack_commands(tmp_path, capsys):
         [rack]
         builder = "nvl72"
         [link]
-        equalization = "preset"
+        equalisation = "preset"
         [decode]
         params = 70e9
         """))
@@ -230,7 +230,7 @@ def test_rack_command_runs_the_domain_trade(tmp_path, capsys):
     r = tmp_path / "d.toml"
     r.write_text(textwrap.dedent("""\
         [link]
-        equalization = "preset"
+        equalisation = "preset"
         [domain]
         search = "sizes"
         sizes = [8, 16]
@@ -249,8 +249,8 @@ def test_rack_command_runs_the_domain_trade(tmp_path, capsys):
     assert not rows[16]["closes"] and rows[16]["binding"] == "reach"
     assert rows[16]["step_fabric_kw"] == pytest.approx(rows[16]["fabric_kw"] - rows[8]["fabric_kw"])
     for bad, msg in (('sizes = []', "sizes must be a non-empty list"),
-                     ('classes = ["copper"]', "classes must be a non-empty list, each one of passive_copper"),
-                     ('search = "all"', "search must be one of none, sizes, largest")):
+                     ('classes = ["copper"]', "classes must be a non-empty list, each one of 'passive_copper', 'aec'"),
+                     ('search = "all"', "search must be one of 'none', 'sizes', 'largest'")):
         b = tmp_path / "b.toml"
         b.write_text(f"[domain]\n{bad}\n")
         assert cli.main(["rack", str(b)]) == 2
@@ -306,7 +306,7 @@ point_timeout_s = {limit}
 kind = "twinax"
 
 [link]
-equalization = "preset"
+equalisation = "preset"
 
 [grid]
 "link.lanes" = {lanes}
@@ -526,7 +526,7 @@ def test_a_fresh_store_has_nothing_already_done_and_a_point_twice_is_refused(tmp
     assert cli.main(["sweep", str(p), "--store", str(tmp_path / "s.jsonl"), "--executor", "inline",
                      "--no-progress"]) == 0
     assert "2 points: 0 already done, 2 ran, 0 failed" in capsys.readouterr().out
-    twice = sw.SweepSpec("twice", {"link.equalization": "preset"}, {"link.fec": ["KP4", "KP4"]}, {})
+    twice = sw.SweepSpec("twice", {"link.equalisation": "preset"}, {"link.fec": ["KP4", "KP4"]}, {})
     with pytest.raises(ConfigError, match=r"sweep 'twice': the point \{.*'link.fec': 'KP4'\} appears twice"):
         sw.run_sweep(twice, tmp_path / "t.jsonl", executor="inline", progress=False)
     assert not (tmp_path / "t.jsonl").exists()

@@ -24,7 +24,7 @@ executor = "inline"
 kind = "twinax"
 
 [link]
-equalization = "preset"
+equalisation = "preset"
 
 [grid]
 "channel.length_m" = [0.5, 1.0]

@@ -7,8 +7,9 @@ import json
 from collections import deque
 
 from phy import sweep as sw
+from phy.config import link as link_config
 from phy.link import equalise
-from phy.sweep import point, runner, workers
+from phy.sweep import runner, workers
 from phy.sweep.spec import medium_key
 
 SPEC = """\
@@ -21,7 +22,7 @@ kind = "twinax"
 
 [link]
 lane_rate_gbps = 212.5
-equalization = "preset"
+equalisation = "preset"
 
 [grid]
 "channel.length_m" = {lengths}
@@ -43,7 +44,7 @@ def test_the_medium_key_ignores_the_fec_and_tells_channels_apart(tmp_path):
         assert {p["link.fec"] for p in pts if medium_key(p) == k} == {"KP4", "KR4", "LL272", "none"}
     # the equalisation and the rate are part of the medium (another eye)
     p = dict(pts[0])
-    assert medium_key({**p, "link.equalization": "com"}) != medium_key(p)
+    assert medium_key({**p, "link.equalisation": "com"}) != medium_key(p)
     assert medium_key({**p, "link.lane_rate_gbps": 106.25}) != medium_key(p)
 
 
@@ -86,11 +87,11 @@ def test_each_channel_is_built_and_equalised_once_for_its_fec_choices(tmp_path, 
         return real(*a, **k)
 
     monkeypatch.setattr(equalise, "_equalise", counting)
-    point._channel.cache_clear()
+    link_config._channel.cache_clear()
     spec = _spec(tmp_path, [0.5, 2.0], 3)
     r = sw.run_sweep(spec, tmp_path / "g.jsonl", executor="inline", progress=False)
     assert (r.ok, r.failed) == (8, 0)
-    assert point._channel.cache_info().misses == 2
+    assert link_config._channel.cache_info().misses == 2
     assert len(calls) == 2 and calls[0] is not calls[1]
 
 
@@ -118,5 +119,5 @@ def test_unknown_sweep_sections_and_keys_get_a_did_you_mean():
 
     with pytest.raises(ConfigError, match=r"unknown section \[sweeep\] \(did you mean 'sweep'\?\)"):
         spec.parse_spec('[sweeep]\nname = "a"\n')
-    with pytest.raises(ConfigError, match=r"unknown key \(did you mean 'name'\?\)"):
+    with pytest.raises(ConfigError, match=r"unknown key 'nmae' \(did you mean 'name'\?\); \[sweep\] keys: name, "):
         spec.parse_spec('[sweep]\nnmae = "a"\n')

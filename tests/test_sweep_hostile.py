@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import phy.config.schema
 from phy import ConfigError, cli
 from phy import sweep as sw
 from phy.sweep import records, store as store_mod, workers
@@ -31,7 +32,7 @@ executor = "inline"
 kind = "twinax"
 
 [link]
-equalization = "preset"
+equalisation = "preset"
 
 [grid]
 "link.fec" = ["KP4", "none"]
@@ -364,7 +365,7 @@ def test_a_bad_scheduler_address_is_one_line_and_contacts_nothing(tmp_path, monk
 @pytest.mark.parametrize("addr", ["tcp://10.0.0.5:8786", "10.0.0.5:8786", "tls://sched.example.com:8786",
                                   "tcp://[::1]:8786", "ws://localhost:8787", "inproc://10.0.0.5/123/1"])
 def test_scheduler_addresses_dask_takes_are_accepted(addr):
-    assert sw.spec._scheduler(addr) is None
+    assert phy.config.schema.scheduler_address(addr) is None
 
 
 # ----------------------------------------------------------------------------- 10: full disk

@@ -41,7 +41,7 @@ equalisation = "preset"
 #: 100 x 100 x 64 x 17 x 100 x 61 = 6.6e10 points: far past anything a dry run could enumerate
 HUGE = textwrap.dedent("""\
     [link]
-    equalization = "preset"
+    equalisation = "preset"
     [grid]
     "channel.length_m" = {lengths}
     "link.lanes" = {lanes}
@@ -191,7 +191,7 @@ def test_dry_run_measures_here_writes_nothing_and_exits_0(tmp_path, capsys):
 
 
 def test_dry_run_with_worker_processes_measures_a_workers_start(tmp_path, capsys):
-    spec = _write(tmp_path, '[link]\nequalization = "preset"\n[grid]\n"link.fec" = ["KP4", "none"]\n')
+    spec = _write(tmp_path, '[link]\nequalisation = "preset"\n[grid]\n"link.fec" = ["KP4", "none"]\n')
     assert cli.main(["sweep", str(spec), "--dry-run", "--json", "--workers", "2"]) == 0
     est = json.loads(capsys.readouterr().out)["estimate"]
     start = est["measured"][0]

@@ -258,11 +258,11 @@ def no_work(monkeypatch):
 
 
 BAD = {
-    "max_tiers": ('[domain]\nsearch = "largest"\nmax_tiers = 5\n', r"line 3: \[domain\] max_tiers must be from 1 to 2"),
-    "lanes": ("[link]\nlanes = 2000\n", r"line 2: \[link\] lanes must be from 1 to 1024"),
-    "awg": ("[link]\nawg = 50\n", r"\[link\] awg must be from 18 to 40"),
+    "max_tiers": ('[domain]\nsearch = "largest"\nmax_tiers = 5\n', r"line 3: \[domain\] max_tiers must be a whole number from 1 to 2"),
+    "lanes": ("[link]\nlanes = 2000\n", r"line 2: \[link\] lanes must be a whole number from 1 to 1024"),
+    "awg": ("[link]\nawg = 50\n", r"\[link\] awg must be a finite number from 18 to 40"),
     "size": ('[domain]\nsearch = "sizes"\nsizes = [72, 98]\n', r"\[domain\] 98 accelerators do not fill trays"),
-    "size range": ('[domain]\nsearch = "sizes"\nsizes = [72, 9000]\n', r"\[domain\] sizes must be from 1 to 8192"),
+    "size range": ('[domain]\nsearch = "sizes"\nsizes = [72, 9000]\n', r"\[domain\] sizes must be a non-empty list, each a whole number from 1 to 8192"),
     "racks": ('[domain]\nsearch = "sizes"\nsizes = [144, 200]\n', r"whole racks: 200"),
     "too many sizes": ('[domain]\nsearch = "sizes"\naccelerators_per_rack = 8\nsizes = ['
                        + ", ".join(str(8 * k) for k in range(1, 70)) + "]\n", "more than 64"),

@@ -23,7 +23,7 @@ def _open(target: str, thru: str, aggressors: str | None) -> channels.Channel:
     try:
         exists = Path(target).exists()
     except (OSError, ValueError) as e:  # a name too long for the OS, a NUL in it
-        from ..sweep.spec import _show
+        from ..config.files import show_path as _show
 
         why = e.strerror.lower() if isinstance(e, OSError) and e.strerror else str(e)
         raise ChannelError(f"{_show(target)}: not a usable path ({why})") from None

@@ -70,7 +70,7 @@ def run_demo(out: Path | None = None, n_ui: int = 200_000, plots: bool = True) -
     d_remote = tp.over_fabric(rr, m70, source="remote")
     d_tp8 = tp.over_fabric(rr, m70, source="local", tp=8)
     nvl72 = {"built_from": f"linkmodel rack's defaults: {next(iter(rr.cables_by_class), 'copper')}, each length "
-                           f"evaluated, equalisation {cfg['link.equalization']}",
+                           f"evaluated, equalisation {cfg['link.equalisation']}",
              "gpu_bandwidth_bytes_per_s": rr.accel_bandwidth_bytes_per_s,
              "aggregate_bandwidth_bytes_per_s": rr.aggregate_bandwidth_bytes_per_s,
              "pairs": rr.cables, "spine_m": rr.cable_length_m, **fabric_figures(rr)}

@@ -1,172 +1,31 @@
 """``linkmodel rack``: a topology from a TOML rack file (its keys, their defaults and
-units in :data:`RACK_SCHEMA`, rendered in ``docs/toml_reference.md``; with no file, every
+units in :data:`phy.config.RACK_SCHEMA`, rendered in ``docs/toml_reference.md``; with no file, every
 key at its default: the NVL72 rack the demo rolls up), its roll-up, decode over it and
 the system simulators' files. The whole file is checked (:func:`check_rack`) before any
 link is evaluated."""
 
 from __future__ import annotations
 
-import difflib
 import json
-import math
 from pathlib import Path
 
+from ..config import load_rack, rack_defaults
 from ..errors import ConfigError
 from . import _format as fm
 
-#: The one default equalisation of every command (``link``, ``sweep``, ``rack``): COM
-#: proposes, the statistical eye decides, as :class:`phy.LinkSpec` does with no ``serdes``.
-DEFAULT_EQUALIZATION = "com"
-
-_CLASSES = ("passive_copper", "aec", "lpo", "cpo", "dsp_optics")
-
-#: Every key of a rack file: "section.name" -> (kind, default, description with its unit).
-#: A kind is ``int`` or ``float`` (finite and > 0), a tuple of choices, or ``[kind]`` (a
-#: non-empty list of them).
-RACK_SCHEMA = {
-    "rack.builder": (("nvl72", "nvl36x2", "two_tier", "single_tier", "scale_out"), "nvl72",
-                     "the topology: NVL72, two NVL36 racks, racks of NVL72 under a second optical tier, "
-                     "one switch tier, or a scale-out fat tree"),
-    "rack.accelerators": (int, 1024, "accelerators of single_tier and scale_out"),
-    "rack.racks": (int, 8, "racks of two_tier"),
-    "link.lanes": (int, 2, "lanes per direction of a copper link"),
-    "link.lane_rate_gbps": (float, 212.5, "line rate per lane (Gb/s)"),
-    "link.awg": (float, 26, "twinax wire gauge (AWG)"),
-    "link.fec": (("KP4", "KR4", "LL272", "none"), "KP4", "FEC code or none"),
-    "link.equalization": (("com", "preset"), DEFAULT_EQUALIZATION,
-                          "COM-proposed (the eye decides; about 1 s per link length) or a fixed preset (fast); "
-                          "also spelled equalisation"),
-    "link.resolution_m": (float, 0.25, "cable lengths are evaluated in buckets of this size (m)"),
-    # an NVL72-class tray takes its lanes to the rear connectors on flyover cables, not
-    # host board: 802.3dj's cabled host class HL (a stated assumption)
-    "link.host": (("HL", "HN", "HH", "flyover", "pcb", "none"), "HL",
-                  "what joins the die to the cable at each end: an 802.3dj CR host class (Table 179-23: HL cabled, "
-                  "HN and HH board hosts) with the CR reference receiver, or flyover cables, 125 mm of host board "
-                  "or nothing in the channel with COM's KR package"),
-    "link.flyover_m": (float, 0.2, "with a CR host class: the tray's flyover cable at each end, near-chip "
-                       "connector to rear connector (m)"),
-    "uplink.kind": (("dsp", "lpo", "cpo"), "dsp", "optics of two_tier's second tier and of scale_out"),
-    "uplink.lanes": (int, 2, "lanes per direction of an optical uplink"),
-    "decode.params": (float, 70e9, "parameters of the dense model decoded over the fabric"),
-    "decode.layers": (int, 80, "its layers"),
-    "decode.batch": (int, 1, "sequences decoded together"),
-    "decode.bytes_per_param": (float, 1.0, "bytes per parameter (1: FP8)"),
-    # the domain-size trade (phy.topology.domain): "sizes" plans each of domain.sizes,
-    # "largest" searches whole racks up to what the switch radix allows
-    "domain.search": (("none", "sizes", "largest"), "none",
-                      "the domain-size trade: none, each of sizes, or the largest whole-rack domain"),
-    "domain.sizes": ([int], [72, 144, 288, 576], "accelerators of each domain planned (search = sizes)"),
-    "domain.classes": ([_CLASSES], list(_CLASSES), "link classes a cable may take"),
-    "domain.objective": (("power", "latency"), "power", "each cable's class: the least power or latency"),
-    "domain.accelerators_per_rack": (int, 72, "accelerators per rack"),
-    "domain.links_per_accelerator": (int, 18, "links from each accelerator to the fabric"),
-    "domain.rack_power_kw": (float, 132.0, "the power a rack may draw with its accelerators (kW)"),
-    "domain.max_tiers": (int, 2, "switch tiers allowed (1 or 2)"),
-    "domain.max_cables_per_rack": (int, None, "pairs and fibres a rack may terminate (default: no limit)"),
-    "domain.max_copper_kg_per_rack": (float, None, "copper a rack may carry (kg; default: no limit)"),
-    "domain.rack_pitch_m": (float, 0.6, "rack pitch in a row (m)"),
-    "domain.overhead_m": (float, 4.0, "a cable between racks runs this much up, along and down (m; route = overhead, "
-                          "and a one-tier row)"),
-    "domain.route": (("laid_out", "overhead"), "laid_out",
-                     "cables between racks: neighbours through the side walls, others over the top (laid_out), or "
-                     "the distance plus overhead_m (overhead)"),
-    "domain.rack_units": (int, 48, "rack units a rack offers"),
-    "domain.max_link_down_per_day": (float, None, "link-down events per day the domain may see (default: no budget)"),
-}
-#: Ranges of keys narrower than "> 0" (inclusive), checked with the file's line: the
-#: limits of :class:`phy.topology.Layout`, :class:`phy.LinkSpec` and the link classes.
-RACK_LIMITS = {"link.lanes": (1, 1024), "link.awg": (18, 40), "uplink.lanes": (1, 1024),
-               "domain.max_tiers": (1, 2), "domain.accelerators_per_rack": (1, 4096),
-               "domain.links_per_accelerator": (1, 256), "domain.sizes": (1, 8192)}
-#: Input spellings taken for a key (the outputs spell "equalisation").
-RACK_SPELLINGS = {"link.equalisation": "link.equalization"}
-_RACK = RACK_SCHEMA  # the old name
-
-
-def rack_defaults() -> dict:
-    """Every key of :data:`RACK_SCHEMA` at its default: ``linkmodel rack`` on an empty file."""
-    return {k: v[1] for k, v in RACK_SCHEMA.items()}
-
-
-def _near(word: str, options) -> str:
-    near = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
-    return f" (did you mean {near[0]!r}?)" if near else ""
-
-
-def _rack_spec(path) -> dict:
-    """The rack file's settings over the defaults of :data:`RACK_SCHEMA`;
-    :class:`phy.ConfigError` naming the file, line and key for anything else (a number
-    must be finite and > 0), with the keys it knows and the nearest one."""
-    from ..sweep.spec import _read_text, _toml_loads, _where
-
-    path, text = _read_text(path, "rack file")
-    try:
-        doc = _toml_loads(text)
-    except ConfigError as e:
-        raise ConfigError(f"{path}: {e}") from None
-    out = rack_defaults()
-    sections = list(dict.fromkeys(k.split(".")[0] for k in RACK_SCHEMA))
-    for sec, body in doc.items():
-        if sec not in sections:
-            raise ConfigError(f"{_where(path, text, sec, '')}: unknown section [{sec}]{_near(sec, sections)}; "
-                              f"sections: {', '.join(sections)}")
-        if not isinstance(body, dict):
-            raise ConfigError(f"{path}: '{sec}' must be a [section]")
-        seen = {}
-        for k, v in body.items():
-            full = RACK_SPELLINGS.get(f"{sec}.{k}", f"{sec}.{k}")
-            if full not in RACK_SCHEMA:
-                keys = [x.split(".", 1)[1] for x in RACK_SCHEMA if x.startswith(sec + ".")]
-                raise ConfigError(f"{_where(path, text, sec, k)}: unknown key {k!r}{_near(k, keys)}; "
-                                  f"[{sec}] keys: {', '.join(keys)}")
-            if full in seen:
-                raise ConfigError(f"{_where(path, text, sec, k)}: {full!r} is given twice ({seen[full]!r} and {k!r})")
-            seen[full] = k
-            kind = RACK_SCHEMA[full][0]
-            if isinstance(kind, list):  # a non-empty list of values of kind[0]
-                ok = isinstance(v, list) and bool(v) and all(_fits(x, kind[0]) for x in v)
-                want = "a non-empty list, each " + _want(kind[0])
-            else:
-                ok, want = _fits(v, kind), _want(kind)
-            if not ok:
-                raise ConfigError(f"{_where(path, text, sec, k)} must be {want}, got {v!r}")
-            if full in RACK_LIMITS:
-                lo, hi = RACK_LIMITS[full]
-                if not all(lo <= x <= hi for x in (v if isinstance(v, list) else [v])):
-                    raise ConfigError(f"{_where(path, text, sec, k)} must be from {lo:g} to {hi:g}"
-                                      f"{' each' if isinstance(v, list) else ''}, got {v!r}")
-            out[full] = v
-    return out
-
-
-def _fits(v, kind) -> bool:
-    if isinstance(kind, tuple):
-        return v in kind
-    return (not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
-            and (kind is float or float(v).is_integer()) and v > 0)
-
-
-def _want(kind) -> str:
-    if isinstance(kind, tuple):
-        return "one of " + ", ".join(kind)
-    return f"a finite positive {'number' if kind is float else 'whole number'}"
-
-
 # ----------------------------------------------------------------------------- building
 def _serdes(cfg: dict):
-    """The SerDes of the file's ``link.equalization``: COM-proposed or the sweep's preset."""
-    from ..link import Serdes
-    from ..sweep.point import _preset_serdes
+    """The SerDes of the file's ``link.equalisation``: COM-proposed or the preset."""
+    from ..config import serdes_of
 
-    rate = float(cfg["link.lane_rate_gbps"]) * 1e9
-    return _preset_serdes(rate / 2, "pam4") if cfg["link.equalization"] == "preset" else Serdes()
+    return serdes_of(cfg["link.equalisation"], float(cfg["link.lane_rate_gbps"]) * 1e9, "pam4")
 
 
 def run_domain(cfg: dict) -> tuple:
     """The domain-size trade of a rack file's ``[domain]`` section: (the largest plan that
     closes or None, every plan), :func:`phy.topology.domain.largest_domain` over
     ``domain.sizes`` or, with ``search = "largest"``, over whole racks; the candidate
-    classes equalised as ``link.equalization`` says."""
+    classes equalised as ``link.equalisation`` says."""
     from .. import topology as tp
 
     lay, cands, sizes = _domain_inputs(cfg)
@@ -331,7 +190,7 @@ def _write_exports(d: Path, topo, r) -> None:
         for name, text in files.items():
             (d / name).write_text(text())
     except OSError as e:
-        from ..sweep.spec import _show
+        from ..config.files import show_path as _show
 
         raise ConfigError(f"--export {_show(d)}: cannot write there ({(e.strerror or str(e)).lower()})") from None
 
@@ -342,7 +201,7 @@ def rack_json(cfg: dict, r, dec: dict, best, plans) -> dict:
     d = r.to_dict()
     d["decode_tokens_per_s"] = dec
     d["decode_model"] = decode_model(cfg).name
-    d["equalisation"] = cfg["link.equalization"]
+    d["equalisation"] = cfg["link.equalisation"]
     if plans:
         from ..topology import domain_steps
 
@@ -357,7 +216,7 @@ def rack_text(cfg: dict, r, dec: dict) -> list[str]:
 
     sw = ", ".join(f"{n} {k}" for k, n in r.n_switches.items())
     out = [f"{r.name}: {r.n_accelerators} accelerators, switch ASICs {sw}; links equalised: "
-           f"{'COM-proposed' if cfg['link.equalization'] == 'com' else 'preset'}",
+           f"{'COM-proposed' if cfg['link.equalisation'] == 'com' else 'preset'}",
            f"  bandwidth    per accelerator {fm.bytes_per_s(r.accel_bandwidth_bytes_per_s)} per direction; "
            f"aggregate {fm.bytes_per_s(r.aggregate_bandwidth_bytes_per_s)} (all accelerators, both directions); "
            f"bisection {fm.bytes_per_s(r.bisection_bandwidth_bytes_per_s)} per direction",
@@ -383,7 +242,7 @@ def _cmd_rack(args) -> int:
     """``linkmodel rack [SPEC.toml]``: with no file, every key at its default
     (:func:`rack_defaults`, the demo's NVL72)."""
     spec = getattr(args, "spec", None)
-    cfg = rack_defaults() if spec is None else _rack_spec(spec)
+    cfg = rack_defaults() if spec is None else load_rack(spec)
     where = "rack defaults" if spec is None else str(spec)
     check_rack(cfg, where)
     topo, r, dec = run_rack(cfg, where)

@@ -9,33 +9,33 @@ import json
 import sys
 from pathlib import Path
 
-#: What ``link.equalization = "preset"`` is (:func:`phy.sweep.point._preset_serdes`), as printed.
+#: What ``link.equalisation = "preset"`` is (:meth:`phy.Serdes.preset`), as printed.
 PRESET_WORDS = ("preset: no Tx FFE, a 0.58-baud Butterworth front end, a 16-tap MMSE Rx FFE (5 pre) "
                 "and one DFE tap (the 802.3dj KR receiver's structure)")
 
 
 # ----------------------------------------------------------------------------- link
-def link_text(r, equalization: str | None = None) -> str:
+def link_text(r, equalisation: str | None = None) -> str:
     """A :class:`phy.LinkReport` for a terminal: :meth:`phy.LinkReport.summary`'s renderer
-    (:func:`phy.link._text.report_text`), with the preset named when ``equalization`` (the
-    spec's choice, "com" or "preset") is "preset"."""
+    (:func:`phy.link._text.report_text`), with the preset named when ``equalisation`` (the
+    file's choice, "com" or "preset") is "preset"."""
     from ..link._text import report_text
 
-    return report_text(r.to_dict(), PRESET_WORDS if equalization == "preset" else None)
+    return report_text(r.to_dict(), PRESET_WORDS if equalisation == "preset" else None)
 
 
 def _cmd_link(args) -> int:
-    from .. import sweep as sw
-
-    spec = sw.load_spec(args.spec, sweep=False)
-    p = sw.points(spec)[0]
+    """One link from its file (:func:`phy.config.load_link`): no sweep machinery."""
+    from ..config import link_spec_from, load_link
+    from ..config.link import value
     from ..link import evaluate_link
 
-    r = evaluate_link(sw.link_spec(p))
+    p = load_link(args.spec)
+    r = evaluate_link(link_spec_from(p))
     if args.json:
         print(json.dumps(r.to_dict(), indent=2))
     else:
-        print(link_text(r, p.get("link.equalization", sw.SCHEMA["link.equalization"][1])))
+        print(link_text(r, value(p, "link.equalisation")))
     return 0 if r.passes else 1
 
 
@@ -83,7 +83,7 @@ def _store_path(args) -> str:
     """The run's store: ``--store``, else the spec's name with ``.jsonl``; never the spec
     itself (``reach.jsonl`` as a spec would append into itself), nor the export."""
     from ..errors import ConfigError
-    from ..sweep.spec import _show
+    from ..config.files import show_path as _show
     from ..sweep.store import _same_file, check_store
 
     store = args.store or str(Path(args.spec).with_suffix(".jsonl"))
@@ -130,7 +130,7 @@ def _cmd_sweep(args) -> int:
 def _sweep(args) -> int:
     from .. import sweep as sw
     from ..errors import ConfigError
-    from ..sweep.spec import _scheduler
+    from ..config.schema import scheduler_address as _scheduler
 
     if args.dry_run and (args.export or args.no_run):
         raise ConfigError("--dry-run runs and writes nothing: leave out --export and --no-run (or --dry-run)")

@@ -257,7 +257,7 @@ COM_CHOICE = "COM's equalisation at COM's cursor"
 SAMPLING_PHASES = ("mm-dfe", "peak")
 _PHASE_WORDS = {"mm-dfe": "the Mueller-Muller point with the first DFE tap (93A-25)", "peak": "the pulse peak"}
 #: The label of a fixed equalisation (a SerDes given its ``tx`` and ``rx``): the name inputs
-#: give that mode (``link.equalization = "preset"``).
+#: give that mode (``link.equalisation = "preset"``).
 PRESET = "preset"
 
 

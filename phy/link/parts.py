@@ -12,7 +12,7 @@ from .._validate import integer, number
 from ..engines import ComParams
 from ..engines.com.params import CR_HOST_CLASSES
 from ..errors import ConfigError
-from ..serdes import Cdr, Impairments, Jitter, Noise, Receiver, Transmitter
+from ..serdes import Cdr, Dfe, Impairments, Jitter, Noise, Receiver, RxFfe, Transmitter
 
 DEFAULT_TARGET_BER = 1e-13
 
@@ -274,6 +274,28 @@ class Serdes:
                                   f"classes, Table 179-23) or None, got {self.host_class!r}")
             if not self.packages:
                 raise ConfigError("Serdes.host_class puts the CR host's package at each end: it needs packages=True")
+
+    @classmethod
+    def preset(cls, baud_hz: float, modulation: str = "pam4") -> Serdes:
+        """A fixed equalisation for fast sweeps (a file's ``link.equalisation = "preset"``):
+        no Tx FFE, a Butterworth front end at 0.58 of the baud, a 16-tap MMSE Rx FFE (5
+        pre-cursor taps) and one DFE tap: the structure of the 802.3dj KR reference receiver
+        (an Rx FFE and a short DFE; COM's own front end there is at 0.55 of the baud).
+
+        Parameters
+        ----------
+        baud_hz : float
+            The lane's symbol rate (Hz): :func:`phy.serdes.symbol_rate_hz`.
+        modulation : {"pam4", "nrz"}
+            The lane's modulation; PAM4's levels carry 802.3's level mismatch R_LM = 0.95.
+
+        Returns
+        -------
+        Serdes
+            Named ``"preset"``.
+        """
+        return cls(tx=Transmitter(modulation, swing_v=0.413, level_mismatch=0.95 if modulation == "pam4" else 1.0),
+                   rx=Receiver(bandwidth_hz=0.58 * baud_hz, ffe=RxFfe(5, 10), dfe=Dfe(1)), name="preset")
 
     @classmethod
     def cr(cls, host_class: str = "HN", **kw) -> Serdes:

@@ -12,7 +12,7 @@ from fec import DECODER_CLOCK_HZ
 
 from .._validate import integer, number
 from ..errors import ConfigError
-from ..serdes import modulation_order
+from ..serdes import modulation_order, symbol_rate_hz
 from .optics import OpticalClass
 from .parts import DEFAULT_TARGET_BER, Framing, PathElement, Retry, Serdes
 
@@ -197,7 +197,7 @@ class LinkSpec:
 
     @property
     def baud_hz(self) -> float:
-        return self.lane_rate_bps / self.bits_per_symbol
+        return symbol_rate_hz(self.lane_rate_bps, self.modulation)
 
     def with_(self, **changes) -> LinkSpec:
         return replace(self, **changes)

@@ -18,7 +18,7 @@ from .equalizers import Ctle, Dfe, RxFfe, TxFfe, solve_ffe_dfe
 from .impairments import Impairments, quantize
 from .noise import Jitter, Noise, shaped_noise_filter
 from .prepared import PreparedLink, prepare_link, step_from_pulse
-from .transceiver import PATTERNS, Cdr, Receiver, Transmitter, modulation_order
+from .transceiver import PATTERNS, Cdr, Receiver, Transmitter, modulation_order, symbol_rate_hz
 
 __all__ = [
     "PATTERNS",
@@ -40,4 +40,5 @@ __all__ = [
     "signals",
     "solve_ffe_dfe",
     "step_from_pulse",
+    "symbol_rate_hz",
 ]

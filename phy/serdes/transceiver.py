@@ -6,6 +6,7 @@ The configuration every engine reads (:mod:`phy.engines`), made concrete on a ch
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -16,7 +17,7 @@ from .equalizers import Ctle, Dfe, RxFfe, TxFfe
 from .impairments import Impairments
 from .signals import pam_levels
 
-__all__ = ["PATTERNS", "Cdr", "Receiver", "Transmitter", "modulation_order"]
+__all__ = ["PATTERNS", "Cdr", "Receiver", "Transmitter", "modulation_order", "symbol_rate_hz"]
 
 PATTERNS = ("random", "prbs7", "prbs9", "prbs11", "prbs13", "prbs15", "prbs23", "prbs31", "prbs13q", "ssprq")
 
@@ -24,6 +25,12 @@ PATTERNS = ("random", "prbs7", "prbs9", "prbs11", "prbs13", "prbs15", "prbs23", 
 def modulation_order(modulation: str) -> int:
     """4 for ``"pam4"``, 2 for ``"nrz"``."""
     return pam_levels(modulation).size
+
+
+def symbol_rate_hz(lane_rate_bps: float, modulation: str) -> float:
+    """The baud rate of a lane: its line rate over the bits a symbol carries
+    (``log2`` of :func:`modulation_order`: 2 for PAM4, 1 for NRZ)."""
+    return lane_rate_bps / round(math.log2(modulation_order(modulation)))
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,7 @@ together, all of one length), keyed ``"section.name"``::
 
     [link]
     lane_rate_gbps = 212.5
-    equalization = "preset"     # "com" (COM proposes, the statistical eye decides) or "preset";
-                                # also spelled equalisation
+    equalisation = "preset"     # "com" (COM proposes, the statistical eye decides) or "preset"
 
     [grid]
     "channel.length_m" = [0.5, 1.0, 1.5, 2.0]
@@ -65,7 +64,9 @@ cluster). Points that share a channel travel together in chunks, and a process p
 a free worker the chunks of a channel it has built first, so each worker builds and
 equalises a channel once for all the FEC and framing choices on it.
 
-The package: :mod:`phy.sweep.spec` (the schema, files, points and their keys),
+A sweep file is a link file (:mod:`phy.config`: the keys, their checks, the file read
+with its lines) with ``[sweep]``, ``[grid]`` and ``[zip]``. The package:
+:mod:`phy.sweep.spec` (the sweep's own keys, the grid walked into points and their keys),
 :mod:`phy.sweep.point` (one point's link and record), :mod:`phy.sweep.records` (a
 record's shape and checksum, reading a store back), :mod:`phy.sweep.store` (the locked
 JSON Lines store, its DataFrame and exports), :mod:`phy.sweep.workers` (worker
@@ -73,6 +74,7 @@ processes, inline, Dask), :mod:`phy.sweep.runner` (:func:`run_sweep`) and
 :mod:`phy.sweep.plan` (:func:`plan_sweep`, the dry run).
 """
 
+from ..config.schema import SPELLINGS
 from . import plan, records
 from .plan import SweepPlan, plan_sweep
 from .point import evaluate_point, link_spec
@@ -80,7 +82,6 @@ from .runner import SweepResult, run_sweep
 from .spec import (
     DEFAULT_POINT_TIMEOUT_S,
     SCHEMA,
-    SPELLINGS,
     SweepSpec,
     count_points,
     iter_points,

@@ -11,10 +11,9 @@ import os
 import time
 from dataclasses import dataclass, field
 
+from ..config.schema import SWEEP_SCHEMA
 from ..errors import ConfigError
-
 from .spec import (
-    _SWEEP_KEYS,
     MEDIUM_KEYS,
     SweepSpec,
     _zip_rows,
@@ -305,7 +304,7 @@ def _options(spec: SweepSpec, executor, workers, scheduler, point_timeout_s) -> 
     sched = scheduler or spec.scheduler
     limit = point_timeout_s if point_timeout_s is not None else spec.point_timeout_s
     for name, v in (("executor", kind), ("workers", nw), ("scheduler", sched), ("point_timeout_s", limit)):
-        bad = None if v is None else _SWEEP_KEYS[name](v)
+        bad = None if v is None else SWEEP_SCHEMA["sweep." + name][0](v)
         if bad:
             raise ConfigError(f"run_sweep {name} must be {bad}, got {v!r}")
     return ("dask" if sched else kind), nw, sched, float(limit)

@@ -24,8 +24,8 @@ import os
 import stat
 import warnings
 
+from ..config.files import show_path as _show
 from ..errors import ConfigError
-from .spec import _show
 
 #: The record field that holds its checksum.
 CHECKSUM = "sha256"

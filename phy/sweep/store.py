@@ -13,9 +13,10 @@ import sys
 import time
 from pathlib import Path
 
+from ..config.files import show_path as _show
+from ..config.schema import SPELLINGS
 from ..errors import ConfigError
 from .records import not_a_store, read_records, seal
-from .spec import _show
 
 try:
     import fcntl
@@ -292,7 +293,8 @@ def load(path):
     for key, rec in read_records(path, then="left out of the table").items():
         row = {"key": key, "status": rec.get("status"), "error": rec.get("error"), "seconds": rec.get("seconds")}
         row.update({k: rec[k] for k in ("retried", "timeout_s") if k in rec})
-        row.update(rec.get("params", {}))
+        # a store written before a key was respelt holds the old spelling: one column per key
+        row.update({SPELLINGS.get(k, k): v for k, v in rec.get("params", {}).items()})
         row.update(rec.get("row", {}))
         rows.append(row)
     df = pd.DataFrame(rows, columns=list(dict.fromkeys(["key", "status", "error", "seconds",
@@ -313,7 +315,7 @@ def load(path):
 #: Columns that hold text even when every point has them missing.
 _TEXT = frozenset({"key", "status", "error", "reasons", "equalisation", "equalisation_choice", "equalization",
                    "channel.kind", "channel.name", "channel.file", "channel.thru", "channel.host", "optics.kind",
-                   "link.modulation", "link.fec", "link.equalization", "serdes.rx_impairments"})
+                   "link.modulation", "link.fec", "link.equalisation", "serdes.rx_impairments"})
 
 
 def export_format(path) -> str:

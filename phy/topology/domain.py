@@ -47,7 +47,7 @@ def default_candidates(lanes: int = 2, lane_rate_bps: float = 212.5e9, fec="KP4"
     an active electrical cable (the same, a retimer in each plug), LPO, CPO and DSP
     pluggable optics, all ``lanes`` x ``lane_rate_bps`` with KP4 and the link layer; the
     copper ones with the sweeps' preset equalisation (``serdes``, default the 802.3dj KR
-    receiver's structure, :func:`phy.sweep.point._preset_serdes`) so that a plan costs
+    receiver's structure, :meth:`phy.Serdes.preset`) so that a plan costs
     seconds.
 
     Without ``serdes`` the same arguments give the same classes (the last eight kept), so
@@ -93,10 +93,10 @@ def _default_candidates(lanes, lane_rate_bps, fec, host, resolution_m=None) -> t
 
 
 def _make_candidates(lanes, lane_rate_bps, fec, serdes, host, resolution_m=None) -> tuple:
-    from ..link import Retry
-    from ..sweep.point import _preset_serdes
+    from ..link import Retry, Serdes
+    from ..serdes import symbol_rate_hz
 
-    sd = serdes or _preset_serdes(lane_rate_bps / 2, "pam4")
+    sd = serdes or Serdes.preset(symbol_rate_hz(lane_rate_bps, "pam4"), "pam4")
     from .builders import tray_flyover_m
 
     fly = tray_flyover_m(host)

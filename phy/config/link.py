@@ -1,0 +1,217 @@
+"""A link from a file or a dict of ``"section.name"`` keys (:data:`LINK_SCHEMA`): the
+file read and checked whole, the one medium it names, and its :class:`phy.LinkSpec`.
+A sweep's points are such dicts (:mod:`phy.sweep`); ``linkmodel link`` runs one."""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from ..errors import ConfigError
+from .files import file_problem, loads, read_text, show_path, where
+from .schema import LINK_SCHEMA, SWEEP_SCHEMA, check_value, read_sections
+
+#: The sections of a link file (a [sweep] section is checked and not needed).
+LINK_SECTIONS = ("channel", "optics", "link", "serdes")
+#: What a point's channel depends on (:func:`link_spec_from` builds it once per process).
+CHANNEL_KEYS = ("channel.kind", "channel.length_m", "channel.awg", "channel.connectors", "channel.name",
+                "channel.file", "channel.thru", "channel.host", "channel.crosstalk")
+#: The keys that decide whether a point names one medium (:func:`medium_of`).
+MEDIUM_CHECK_KEYS = ("channel.kind", "optics.kind", "channel.file")
+
+
+def value(p: dict, key: str):
+    """``p[key]``, or the key's default in :data:`LINK_SCHEMA`."""
+    return p.get(key, LINK_SCHEMA[key][1])
+
+
+def check_param(full: str, v, at: str, root: str) -> None:
+    """Key ``full`` = ``v`` checked against :data:`LINK_SCHEMA` (a ``channel.file`` must be
+    a readable file, relative to ``root``); :class:`phy.ConfigError` at ``at``."""
+    check_value(LINK_SCHEMA, full, v, at)
+    if full == "channel.file":
+        f = str(Path(v) if Path(v).is_absolute() else Path(root) / v)
+        bad = file_problem(f)
+        if bad == "no such file":
+            raise ConfigError(f"{at}: no such file {show_path(f)}")
+        if bad:
+            raise ConfigError(f"{at}: cannot use {show_path(f)}: {bad}")
+
+
+def read_link_sections(doc: dict, path, text: str, root: str, sections) -> dict:
+    """The link keys of a parsed file (its [channel], [optics], [link], [serdes]) and its
+    [sweep] keys, checked; every other section in ``sections`` left to the caller; see
+    :func:`parse_link`."""
+    got = read_sections(doc, {**LINK_SCHEMA, **SWEEP_SCHEMA}, path, text, sections)
+    if "channel.file" in got:
+        check_param("channel.file", got["channel.file"], where(path, text, "channel", "file"), root)
+    return got
+
+
+def parse_link(text: str, path=None) -> dict:
+    """A link file's keys, checked, as the dict :func:`link_spec_from` takes.
+
+    Every unknown section or key, wrong type, value out of range, missing file or second
+    medium raises :class:`phy.ConfigError` naming the file, the line and the key. A
+    ``[sweep]`` section is left to :mod:`phy.sweep` (a sweep file with no ``[grid]`` or
+    ``[zip]`` is a link file too).
+
+    Parameters
+    ----------
+    text : str
+        The TOML text.
+    path : str, optional
+        The file it came from, named in messages; a relative ``channel.file`` is found
+        from its folder (None: from the working directory).
+
+    Returns
+    -------
+    dict
+        ``{"section.name": value}`` of the keys given, plus ``"_root"``, the folder
+        relative files are read from.
+    """
+    if not isinstance(text, str):
+        raise ConfigError(f"a link file must be TOML text (str), got {type(text).__name__}")
+    try:
+        doc = loads(text)
+    except ConfigError as e:
+        raise ConfigError(f"{path or 'spec'}: {e}") from None
+    root = str(Path(path).resolve().parent) if path else os.getcwd()
+    p = {k: v for k, v in read_link_sections(doc, path, text, root, ("sweep", *LINK_SECTIONS)).items()
+         if k in LINK_SCHEMA}
+    medium_of(p)
+    return {**p, "_root": root}
+
+
+def load_link(path) -> dict:
+    """Read and check a link file (:func:`parse_link`).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The TOML file.
+
+    Returns
+    -------
+    dict
+        Its keys, as :func:`link_spec_from` takes them.
+    """
+    name, text = read_text(path, "link file")
+    return parse_link(text, name)
+
+
+def medium_of(p: dict) -> str:
+    """``"optics"`` or ``"channel"``: the one medium a point names; :class:`phy.ConfigError`
+    for none, two, or a Touchstone channel with no file."""
+    kind = value(p, "channel.kind")
+    optics = value(p, "optics.kind")
+    if optics != "none" and "channel.kind" in p and kind != "none":
+        raise ConfigError(f"a point has both channel.kind = {kind!r} and optics.kind = {optics!r}: choose one medium")
+    if optics == "none" and kind == "none":
+        raise ConfigError("a point has no medium: set channel.kind or optics.kind")
+    if kind == "touchstone" and not p.get("channel.file"):
+        raise ConfigError("channel.kind = 'touchstone' needs channel.file")
+    return "optics" if optics != "none" else "channel"
+
+
+@lru_cache(maxsize=32)
+def _channel(key: tuple, root: str):
+    import channels
+    from channels import assembly, media
+
+    p = dict(zip(CHANNEL_KEYS, key))
+    kind = p["channel.kind"]
+    L = p["channel.length_m"]
+    if kind == "twinax" and (p["channel.host"] != "none" or p["channel.crosstalk"]):
+        host = None if p["channel.host"] == "none" else p["channel.host"]
+        return assembly.cable_channel(L, p["channel.awg"], host=host, crosstalk=p["channel.crosstalk"],
+                                      paddle_card_length_m=25e-3 if p["channel.connectors"] else 0.0)
+    if kind == "twinax":
+        parts = [media.twinax(L, p["channel.awg"])]
+    elif kind == "stripline":
+        parts = [media.stripline(L)]
+    elif kind == "library":
+        return channels.library.get(p["channel.name"])
+    else:
+        f = Path(p["channel.file"])
+        return channels.load(f if f.is_absolute() else Path(root) / f, thru=p["channel.thru"])
+    if p["channel.connectors"]:
+        parts = [_connector(), *parts, _connector()]
+    return media.cascade(*parts).renamed(f"{kind}_{L:g}m")
+
+
+@lru_cache(maxsize=1)
+def _connector():
+    """The mated connector at each end of a synthesized cable or line (:func:`channels.media.connector`,
+    on the default grid): the same for every point, built once per process."""
+    from channels import media
+
+    return media.connector()
+
+
+@lru_cache(maxsize=32)
+def _optics(kind: str, length_m: float, baud_hz: float, rin):
+    from dataclasses import replace
+
+    from ..link import OpticalClass
+
+    oc = {"dsp": OpticalClass.dsp_pluggable, "lpo": OpticalClass.lpo, "cpo": OpticalClass.cpo}[kind](
+        length_m=length_m, baud_hz=baud_hz)
+    if rin is not None:
+        oc = replace(oc, path=replace(oc.path, tx=replace(oc.path.tx, rin_db_per_hz=rin)))
+    return oc
+
+
+def serdes_of(equalisation: str, lane_rate_bps: float, modulation: str = "pam4"):
+    """The SerDes a file's ``link.equalisation`` names: ``"com"`` (COM proposes, the eye
+    decides: :class:`phy.Serdes` with no Tx or Rx) or ``"preset"`` (:meth:`phy.Serdes.preset`
+    at the lane's baud)."""
+    from ..link import Serdes
+    from ..serdes import symbol_rate_hz
+
+    if equalisation == "preset":
+        return Serdes.preset(symbol_rate_hz(lane_rate_bps, modulation), modulation)
+    return Serdes()
+
+
+def link_spec_from(p: dict):
+    """The :class:`phy.LinkSpec` a dict of link keys describes.
+
+    Parameters
+    ----------
+    p : dict
+        ``"section.name"`` keys of :data:`phy.config.LINK_SCHEMA` (missing keys take
+        their defaults; ``"_root"``: the folder a relative ``channel.file`` is read from),
+        as :func:`parse_link` gives them or a sweep's point.
+
+    Returns
+    -------
+    phy.LinkSpec
+        The link.
+    """
+    from ..link import LinkSpec, PathElement, Retry
+    from ..serdes import symbol_rate_hz
+
+    mod = value(p, "link.modulation")
+    rate = float(value(p, "link.lane_rate_gbps")) * 1e9
+    serdes = serdes_of(value(p, "link.equalisation"), rate, mod)
+    if value(p, "serdes.rx_impairments") != "none":
+        from dataclasses import replace
+
+        from ..serdes import Impairments
+
+        serdes = replace(serdes, rx_impairments=getattr(Impairments, value(p, "serdes.rx_impairments"))())
+    fec = value(p, "link.fec")
+    kw = {"lanes": int(value(p, "link.lanes")), "lane_rate_bps": rate, "modulation": mod, "serdes": serdes,
+          "fec": None if fec == "none" else fec, "interleave": int(value(p, "link.interleave")) if fec != "none" else 1,
+          "precoding": bool(value(p, "link.precoding")), "retry": Retry() if value(p, "link.retry") else None,
+          "target_ber": float(value(p, "link.target_ber")),
+          "required_margin_db": value(p, "link.required_margin_db"),
+          "path": (PathElement.switch_port(),) * int(value(p, "link.switch_ports"))}
+    if medium_of(p) == "optics":
+        oc = _optics(value(p, "optics.kind"), float(value(p, "optics.length_m")), symbol_rate_hz(rate, mod),
+                     value(p, "optics.rin_db_per_hz"))
+        return LinkSpec(optics=oc, **kw)
+    key = tuple(value(p, k) for k in CHANNEL_KEYS)
+    return LinkSpec(channel=_channel(key, p.get("_root", ".")), **kw)
