@@ -22,7 +22,7 @@ order (:class:`PortOrder`, :data:`PORT_ORDERS`, :func:`detect_port_order`), resp
 Public namespaces
 -----------------
 Submodules whose own ``__all__`` is public, reached as ``channels.SUB.NAME`` (or
-``from channels import media``), as galois keeps its own submodules:
+``from channels import media``):
 
 :mod:`channels.media`
     physics builders: lines, twinax, connectors, vias, packages, AC caps, terminations.

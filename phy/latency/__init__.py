@@ -37,9 +37,13 @@ use after ``import phy``): the stack (:func:`one_way`, :func:`round_trip`,
 
 Public namespaces
 -----------------
-None: ``collectives``, ``nccl``, ``parts``, ``queueing``, ``stack`` and ``measured`` (the
-public measurements the collectives are judged on) are private modules holding what is
-re-exported here. Importing them directly still works but is not the interface.
+None.
+
+Private modules
+---------------
+``collectives``, ``nccl``, ``parts``, ``queueing``, ``stack`` and ``measured`` (the public
+measurements the collectives are judged on): they hold what is re-exported here.
+Importing them directly still works but is not the interface.
 """
 
 from .collectives import (
