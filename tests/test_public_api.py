@@ -265,3 +265,27 @@ def test_notebook_paths_still_resolve_and_deep_ones_are_listed(nb):
         if surface_problem(path, public):
             deep.add(path)
     assert deep == NOTEBOOK_DEEP.get(f"notebooks/{nb.name}", set())
+
+
+def _module_basenames() -> set[str]:
+    out = set()
+    for pkg in ROOTS:
+        for p in (REPO / pkg).rglob("*.py"):
+            out.add(p.parent.name if p.stem == "__init__" else p.stem)
+    return out
+
+
+def test_readme_prose_names_no_module_by_its_bare_name():
+    """``export.ALGORITHM`` or ``multirack.cross_rack_m`` in prose hides which package the
+    module is in (and whether it is public): prose names a module through its package
+    (``tp.export.ALGORITHM``). Spans in prose only; the code's names are its own variables."""
+    bare = _module_basenames() - {*ROOTS, "tp", "media"}
+    prose = re.sub(r"^```.*?^```", "", README.read_text(), flags=re.S | re.M)
+    hits = set()
+    for span in re.findall(r"`([^`\n]+)`", prose):
+        if "python -m" in span:
+            continue
+        for m in re.finditer(r"(?<![\w./])([a-z_]\w*)\.([A-Za-z_]\w*)", span):
+            if m.group(1) in bare and m.group(2) not in _FILE_SUFFIX:
+                hits.add(m.group(0))
+    assert not hits, f"README prose names modules by their bare names: {sorted(hits)}"
