@@ -289,3 +289,21 @@ def test_readme_prose_names_no_module_by_its_bare_name():
             if m.group(1) in bare and m.group(2) not in _FILE_SUFFIX:
                 hits.add(m.group(0))
     assert not hits, f"README prose names modules by their bare names: {sorted(hits)}"
+
+
+def test_what_import_phy_loads_is_what_the_readme_says():
+    """README: ``phy.serdes``, ``phy.engines`` and ``phy.link`` load with ``import phy``;
+    ``phy.topology``, ``phy.latency`` and ``phy.sweep`` when first touched."""
+    import subprocess
+    import sys
+
+    text = " ".join(README.read_text().split())
+    assert ("`phy.serdes`, `phy.engines` and `phy.link` load with `import phy`, and `phy.topology`, "
+            "`phy.latency` and `phy.sweep` load when first touched") in text
+    eager, lazy = ("phy.serdes", "phy.engines", "phy.link"), ("phy.topology", "phy.latency", "phy.sweep")
+    code = ("import sys, phy\n"
+            f"print([m in sys.modules for m in {eager + lazy!r}])\n"
+            f"for m in {lazy!r}: getattr(phy, m.split('.')[1])\n"
+            f"print([m in sys.modules for m in {lazy!r}])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.split("\n")[:2] == [str([True] * 3 + [False] * 3), str([True] * 3)]
