@@ -253,7 +253,8 @@ def test_readme_uses_only_the_declared_surface():
             why = f"does not resolve: {e}"
         if why:
             problems[path] = why
-    assert not problems, "README paths past the public surface:\n" + "\n".join(f"  {p}: {w}" for p, w in problems.items())
+    listed = "\n".join(f"  {p}: {w}" for p, w in problems.items())
+    assert not problems, "README paths past the public surface:\n" + listed
 
 
 @pytest.mark.parametrize("nb", sorted((REPO / "notebooks").glob("*.ipynb")), ids=lambda p: p.name)
