@@ -205,7 +205,24 @@ _LEVELS = np.array([-3.0, -1.0, 1.0, 3.0])
 def pam4_llr(bits: np.ndarray, sigma: float, rng: np.random.Generator, *, kernel: bool = True) -> np.ndarray:
     """Send ``bits`` (..., 2m) over Gray-coded PAM4 (levels -3..3) with Gaussian noise of
     ``sigma`` and return each bit's exact log-likelihood ratio ``log P(0)/P(1)``.
-    ``kernel=False``: the plain numpy path, the kernel's reference (the same noise)."""
+    ``kernel=False``: the plain numpy path, the kernel's reference (the same noise).
+
+    Parameters
+    ----------
+    bits : array of 0/1, shape (..., 2m)
+        The bits sent, two a PAM4 symbol (Gray-coded).
+    sigma : float
+        The noise's rms, on levels -3, -1, 1, 3.
+    rng : numpy.random.Generator
+        The noise's source.
+    kernel : bool
+        The Numba kernel (default) or the plain numpy path.
+
+    Returns
+    -------
+    numpy.ndarray of float, the shape of ``bits``
+        Each bit's LLR ``log P(0)/P(1)``: negative where a 1 is the likelier.
+    """
     b = np.asarray(bits, dtype=np.uint8)
     if b.shape[-1] % 2:
         raise FecError("pam4_llr needs an even number of bits per row")
@@ -287,7 +304,32 @@ def concatenated_threshold(code: HammingCode = None, outer=None, target: float =
     Returns it beside the outer code's own threshold for independent errors and the gain;
     ``independent_threshold_ber`` is SECDED's threshold were its output's errors
     independent (its closed-form output BER at the outer code's threshold): what an
-    analysis ignoring whole inner-word failures would give."""
+    analysis ignoring whole inner-word failures would give.
+
+    Parameters
+    ----------
+    code : HammingCode, optional
+        The inner code (default :data:`SFEC`).
+    outer : RSCode, optional
+        The outer code (default KP4).
+    target : float
+        The outer codeword error ratio to meet.
+    decoder : {"hard", "chase"}
+        SECDED's closed form or Chase-2 by Monte Carlo.
+    interleave : int
+        Outer codewords symbol-interleaved.
+    words : int
+        Inner words per Monte Carlo point (``"chase"``).
+    seed : int or None
+        The Monte Carlo's seed.
+
+    Returns
+    -------
+    dict
+        ``threshold_ber`` (the raw BER tolerated), ``outer_threshold_ber`` (the outer
+        code's alone), ``gain``, ``independent_threshold_ber``, the codes, the decoder and
+        the Monte Carlo ``points``.
+    """
     from scipy import optimize
 
     from .analysis import required_ber
@@ -332,7 +374,31 @@ def failure_profile(code: HammingCode, sigma: float, words: int, decoder: str = 
     bit error ratio) from ``words`` words through Gray PAM4 with Gaussian noise ``sigma``
     and the decoder (:func:`inner_point`'s channel). The word's ``k`` message bits are
     ``k / symbol_bits`` whole outer symbols (120 bits, 12 symbols of KP4's 10 bits: the
-    words stay aligned to the symbols)."""
+    words stay aligned to the symbols).
+
+    Parameters
+    ----------
+    code : HammingCode
+        The inner code.
+    sigma : float
+        The noise's rms on PAM4 levels -3..3.
+    words : int
+        Inner words simulated, 1 to 1e7.
+    decoder : {"chase", "hard"}
+        Chase-2 on the LLRs or SECDED on hard decisions.
+    seed : int or None
+        The noise's seed.
+    lrp : int
+        Chase's least reliable positions.
+    symbol_bits : int
+        Bits of an outer symbol (10 for KP4).
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, float)
+        The pmf of wrong outer symbols per inner word (index = symbols) and the raw bit
+        error ratio.
+    """
     sb = check.integer(symbol_bits, "symbol_bits", 1)
     if code.k % sb:
         raise FecError(f"{code.name}'s {code.k} message bits are not whole {sb}-bit symbols")
@@ -370,7 +436,25 @@ def outer_cer(profile, outer=None, interleave: int = 1, inner_k: int = 120) -> f
     independent from word to word: an outer codeword of ``n m`` bits spans ``I n m /
     inner_k`` inner words with ``I = interleave`` outer codewords symbol-interleaved, and
     each of a word's symbols lands in a given codeword with probability ``1 / I``.
-    ``P(more than t symbol errors)`` by convolving the per-word pmf."""
+    ``P(more than t symbol errors)`` by convolving the per-word pmf.
+
+    Parameters
+    ----------
+    profile : array of float
+        ``profile[j]``: the probability that an inner word leaves ``j`` outer symbols
+        wrong (a pmf: non-negative, summing to 1).
+    outer : RSCode, optional
+        The outer code (default KP4).
+    interleave : int
+        Outer codewords symbol-interleaved.
+    inner_k : int
+        The inner code's message bits per word.
+
+    Returns
+    -------
+    float
+        The outer codeword error ratio.
+    """
     from .codes import KP4
 
     outer = outer or KP4

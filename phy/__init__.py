@@ -28,6 +28,53 @@ The time-domain simulator takes a :class:`channels.Channel` or a
     r = phy.simulate(ch, 10**6, baud_hz=106.25e9, tx=phy.Transmitter(ffe=phy.TxFfe.ieee(pre=(-0.1,))),
                      rx=rx, noise=phy.Noise(tx_snr_db=33, rx_noise_psd_v2_per_hz=8.2e-18), eye=True, seed=1)
     r.ber, r.eye.heights_v(), r.burst_model()
+
+Public API
+----------
+The names in ``__all__``, reached as ``phy.NAME``: the SerDes parts (:class:`Transmitter`,
+:class:`Receiver`, :class:`TxFfe`, :class:`Ctle`, :class:`RxFfe`, :class:`Dfe`,
+:class:`Noise`, :class:`Jitter`, :class:`Cdr`, :class:`Impairments`, :func:`prepare_link`,
+:class:`PreparedLink`, the :mod:`phy.signals` namespace), the engines and their results
+(:func:`simulate`, :func:`statistical_eye`, :func:`channel_margin`,
+:func:`effective_return_loss`, :class:`ComParams`, :class:`PackageCase`,
+:class:`PackageLine`, :class:`ErlParams`, ...), the link roll-up (:class:`LinkSpec`,
+:func:`evaluate_link`, :func:`search_link`, :class:`Serdes`, :class:`OpticalClass`,
+:class:`PathElement`, :class:`Framing`, :class:`Retry`, ...), the errors
+(:class:`ConfigError`, :class:`LinkmodelError`, :class:`CdrLockWarning`) and
+``__version__``.
+
+Public namespaces
+-----------------
+Subpackages, each with its own ``__all__`` and a "Public API" section of its own:
+
+:mod:`phy.serdes`
+    every SerDes part, and :mod:`phy.serdes.signals`.
+:mod:`phy.engines`
+    the three engines and their results.
+:mod:`phy.link`
+    the roll-up, and what only it offers: :func:`phy.link.class_table` (which optical
+    classes close), :func:`phy.link.segments` (a link's equalised segments).
+:mod:`phy.latency`
+    the layers above the link (loaded on first use: ``phy.latency.one_way`` after a bare
+    ``import phy``).
+:mod:`phy.topology`
+    racks, domains, decode and exports (loaded on first use: ``phy.topology.nvl72()``
+    after a bare ``import phy``).
+:mod:`phy.sweep`
+    batch sweeps (loaded on first use).
+:mod:`phy.signals`
+    PRBS, Gray PAM4, the precoder, PRBS13Q and SSPRQ (the same module as
+    :mod:`phy.serdes.signals`).
+
+``phy.serdes``, ``phy.engines`` and ``phy.link`` load with ``import phy``;
+``phy.latency``, ``phy.topology`` and ``phy.sweep`` are attributes of ``phy`` that load
+when first touched (PEP 562), so ``import phy`` stays light.
+
+Private modules
+---------------
+``errors``, ``warmup`` and every ``_name``; :mod:`phy.cli` is the ``linkmodel`` command
+(``python -m phy.cli.reference`` renders ``docs/toml_reference.md``), not a library
+interface. Importing them directly still works but is not the interface.
 """
 
 from fec import _numba_setup  # noqa: F401  (first: a cache folder for the kernels, read-only installs too)

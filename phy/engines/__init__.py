@@ -8,6 +8,23 @@ on the channel and its own reference chain) and none on another:
 The distributions on a voltage grid the statistical eye and COM share are in
 :mod:`phy.engines.pmf`; the error events of 802.3dj's 1-tap MLSD, which both read, in
 :mod:`phy.engines.mlsd`.
+
+Public API
+----------
+The names in ``__all__``, reached as ``phy.engines.NAME`` (all of them also as
+``phy.NAME``).
+
+Public namespaces
+-----------------
+:mod:`phy.engines.com`
+    COM's parameter sets and package cases, the effective return loss and its presets
+    (``ERL_PRESETS``, ``preset_for_baud``).
+
+Private modules
+---------------
+``timesim``, ``stateye``, ``pmf``, ``mlsd``, ``dfe_chain`` and every ``_name``: they hold
+what is re-exported here, or the kernels behind it. Importing them directly still works
+but is not the interface.
 """
 
 from .com import ComParams, MarginResult, channel_margin

@@ -25,6 +25,25 @@ every layer), ``round_trip`` (a remote read) and ``collectives``.
 >>> r = tp.rollup(tp.nvl72())
 >>> print(r.one_way["remote"].table())
 >>> r.collectives.time("all_reduce", 8, 72).time_s
+
+Public API
+----------
+The names in ``__all__``, reached as ``phy.latency.NAME`` (``phy.latency`` loads on first
+use after ``import phy``): the stack (:func:`one_way`, :func:`round_trip`,
+:class:`LatencyStack`, :func:`bytes_in_flight`), its parts (:class:`Endpoint`,
+:class:`Software`), the switch's queueing (:func:`md1_wait`, :func:`simulate_md1`,
+:class:`QueueWait`) and the collectives (:class:`Collectives`, :class:`NcclTuner`,
+:func:`collective_time_s`, :func:`fit_software`).
+
+Public namespaces
+-----------------
+None.
+
+Private modules
+---------------
+``collectives``, ``nccl``, ``parts``, ``queueing``, ``stack`` and ``measured`` (the public
+measurements the collectives are judged on): they hold what is re-exported here.
+Importing them directly still works but is not the interface.
 """
 
 from .collectives import (

@@ -45,6 +45,27 @@ required error ratio), :mod:`.latency` and :mod:`.power` (their terms), :mod:`.r
 (:func:`evaluate_link`), :mod:`.search` (:func:`search_link`) and :mod:`.classes`
 (:func:`class_table`: which optical classes close), the applications on top of the
 roll-up.
+
+Public API
+----------
+The names in ``__all__``, reached as ``phy.link.NAME``; the common ones (:class:`LinkSpec`,
+:func:`evaluate_link`, :func:`search_link`, the parts) also as ``phy.NAME``. Only here:
+:func:`class_table`, :func:`segments`, :data:`COM_CHOICE`, :data:`SAMPLING_PHASES`.
+
+Public namespaces
+-----------------
+:mod:`phy.link.power`
+    the SerDes energy per bit of each reach class, every figure with its source
+    (``SERDES_ENERGY_J_PER_BIT``, ``SERDES_ENERGY_SOURCES``, ``reach_class``).
+:mod:`phy.link.retry`
+    the link layer's terms and go-back-N replay (``LinkLayerTerms``,
+    ``replay_quantiles``, ``simulate_replay``, the Monte Carlo of the protocol).
+
+Private modules
+---------------
+``parts``, ``optics``, ``spec``, ``equalise``, ``post_fec``, ``latency``, ``report``,
+``search``, ``classes`` and every ``_name``: they hold what is re-exported here. Importing
+them directly still works but is not the interface.
 """
 
 from .classes import class_table

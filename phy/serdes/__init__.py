@@ -11,6 +11,21 @@ the one input of every engine (:mod:`phy.engines`).
 * :mod:`phy.serdes.pulse`: a pulse response through the front end and the Tx FFE, the
   sampling point (peak, Mueller-Muller, Mueller-Muller with the first DFE tap);
 * :mod:`phy.serdes.prepared`: :func:`prepare_link` -> :class:`PreparedLink`.
+
+Public API
+----------
+The names in ``__all__`` that are not modules, reached as ``phy.serdes.NAME`` (the common
+ones also as ``phy.NAME``).
+
+Public namespaces
+-----------------
+:mod:`phy.serdes.signals`
+    PRBS, Gray PAM4, the 1/(1+D) precoder, PRBS13Q and SSPRQ (also ``phy.signals``).
+
+Private modules
+---------------
+The other modules listed above (and ``limits`` and ``_kernels``): they hold what is
+re-exported here. Importing them directly still works but is not the interface.
 """
 
 from . import signals

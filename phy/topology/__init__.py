@@ -15,11 +15,41 @@ See :mod:`phy.topology.parts`, :mod:`phy.topology.fabric`, :mod:`phy.topology.bu
 latency buys), :mod:`phy.topology.export`, :mod:`phy.topology.reliability` and
 :mod:`phy.topology.fit_rates` (failure rates calibrated to public field data: Llama 3's network
 interruptions, Alibaba HPN's ToR crashes).
+
+Public API
+----------
+The names in ``__all__`` that are not modules, reached as ``phy.topology.NAME`` (usually
+``from phy import topology as tp``; ``phy.topology`` loads on first use after
+``import phy``): the parts (:class:`Accelerator`, :class:`SwitchAsic`,
+:class:`LinkClass`, :class:`MemoryTier`), the builders (:func:`nvl72`, :func:`nvl36x2`,
+:func:`hgx8`, :func:`scale_up_copper`, :func:`two_tier`, :func:`single_tier`,
+:func:`scale_out`), the roll-up (:func:`rollup`, :class:`TopologyReport`,
+:class:`FabricPower`), reliability (:func:`fabric_reliability`, :class:`FitRates`), the
+domain trade (:func:`plan_domain`, :func:`largest_domain`, :class:`Layout`,
+:func:`cross_rack_m`), decode (:class:`Model`, :class:`Runtime`, :func:`decode`,
+:func:`over_fabric`, :func:`mfu_crossing`, :func:`balance_bandwidth`,
+:func:`latency_value`).
+
+Public namespaces
+-----------------
+:mod:`phy.topology.export`
+    the files for ASTRA-sim, Calculon, GenZ, LLMCompass and ns-3 (``astra_sim_network``,
+    ``calculon_network``, ``ns3_topology``, ...), and the ring they are configured for
+    (``ALGORITHM``, ``PROTOCOL``, ``step_latency_s``).
+:mod:`phy.topology.calibration`
+    the decode runtime's coefficients fitted to public measurements (``fit()``) and the
+    rows they are judged on.
+
+Private modules
+---------------
+The other modules named above (and ``layout``, ``memory``, ``runtime``, ``_aliases``):
+they hold what is re-exported here. Importing them directly still works but is not the
+interface.
 """
 
 from . import calibration, export
 from .builders import hgx8, nvl36x2, nvl72, scale_up_copper
-from .multirack import scale_out, single_tier, two_tier
+from .multirack import cross_rack_m, scale_out, single_tier, two_tier
 from .balance import (
     balance_bandwidth,
     latency_value,
@@ -82,6 +112,7 @@ __all__ = [
     "TopologyReport",
     "UTILISATIONS",
     "collective_time_s",
+    "cross_rack_m",
     "component_counts",
     "fabric_reliability",
     "balance_bandwidth",

@@ -33,7 +33,28 @@ def cross_rack_m(dx_m, y1_m, y2_m, pitch_m: float, rack_height_m: float, rise_m:
     ``dx_m`` apart: neighbours (``dx_m`` at most one ``pitch_m``) through their side walls,
     ``dx + |y1 - y2| + 2 tray_run``; others over the top, ``(H - y1) + (H - y2) + 2 rise +
     dx + 2 tray_run`` with ``H`` the rack's height. A stated geometry (no public routing
-    figure): the rack-to-rack run plus the in-rack run at each end."""
+    figure): the rack-to-rack run plus the in-rack run at each end.
+
+    Parameters
+    ----------
+    dx_m : float or array
+        The racks' distance apart (m).
+    y1_m, y2_m : float or array
+        The two trays' heights in their racks (m).
+    pitch_m : float
+        One rack's pitch (m): at most this apart, racks are neighbours.
+    rack_height_m : float
+        The racks' height (m).
+    rise_m : float
+        The run above a rack's top, each end (m).
+    tray_run_m : float
+        The run inside a tray, each end (m).
+
+    Returns
+    -------
+    numpy.ndarray of float
+        The cable lengths (m), broadcast over the arrays given.
+    """
     dx, y1, y2 = (np.asarray(a, dtype=float) for a in (dx_m, y1_m, y2_m))
     side = dx + np.abs(y1 - y2)
     over = (rack_height_m - y1) + (rack_height_m - y2) + 2 * rise_m + dx
