@@ -9,7 +9,7 @@ import re
 import pytest
 
 MODULES = ("channels", "fec", "phy", "phy.topology", "phy.latency",
-           "phy.link", "phy.sweep")
+           "phy.link", "phy.sweep", "phy.config")
 
 
 def _public_functions():

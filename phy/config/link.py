@@ -164,9 +164,21 @@ def _optics(kind: str, length_m: float, baud_hz: float, rin):
 
 
 def serdes_of(equalisation: str, lane_rate_bps: float, modulation: str = "pam4"):
-    """The SerDes a file's ``link.equalisation`` names: ``"com"`` (COM proposes, the eye
-    decides: :class:`phy.Serdes` with no Tx or Rx) or ``"preset"`` (:meth:`phy.Serdes.preset`
-    at the lane's baud)."""
+    """The SerDes a file's ``link.equalisation`` names.
+
+    Parameters
+    ----------
+    equalisation : {"com", "preset"}
+        ``"com"``: COM proposes, the eye decides (:class:`phy.Serdes` with no Tx or Rx);
+        ``"preset"``: :meth:`phy.Serdes.preset` at the lane's baud.
+    lane_rate_bps : float
+        The lane's line rate (b/s).
+    modulation : {"pam4", "nrz"}
+
+    Returns
+    -------
+    phy.Serdes
+    """
     from ..link import Serdes
     from ..serdes import symbol_rate_hz
 

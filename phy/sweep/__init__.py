@@ -64,14 +64,31 @@ cluster). Points that share a channel travel together in chunks, and a process p
 a free worker the chunks of a channel it has built first, so each worker builds and
 equalises a channel once for all the FEC and framing choices on it.
 
-A sweep file is a link file (:mod:`phy.config`: the keys, their checks, the file read
-with its lines) with ``[sweep]``, ``[grid]`` and ``[zip]``. The package:
-:mod:`phy.sweep.spec` (the sweep's own keys, the grid walked into points and their keys),
-:mod:`phy.sweep.point` (one point's link and record), :mod:`phy.sweep.records` (a
-record's shape and checksum, reading a store back), :mod:`phy.sweep.store` (the locked
-JSON Lines store, its DataFrame and exports), :mod:`phy.sweep.workers` (worker
-processes, inline, Dask), :mod:`phy.sweep.runner` (:func:`run_sweep`) and
-:mod:`phy.sweep.plan` (:func:`plan_sweep`, the dry run).
+Public API
+----------
+The names in ``__all__``, reached as ``phy.sweep.NAME``: :func:`load_spec` and
+:func:`parse_spec` (a sweep file to a :class:`SweepSpec`), :func:`points`,
+:func:`iter_points`, :func:`point_at`, :func:`count_points` and :func:`point_key` (its
+points), :func:`link_spec` (a point's :class:`phy.LinkSpec`: :func:`phy.config.link_spec_from`),
+:func:`evaluate_point`, :func:`run_sweep` and :class:`SweepResult`, :func:`plan_sweep` and
+:class:`SweepPlan` (the dry run), :func:`load`, :func:`export`, :func:`export_format` and
+:func:`read_records` (the store), :class:`StoreWarning`; :data:`SCHEMA` and
+:data:`SPELLINGS` (:data:`phy.config.LINK_SCHEMA` and :data:`phy.config.SPELLINGS`: a
+sweep file is a link file, read by :mod:`phy.config`, with ``[sweep]``, ``[grid]`` and
+``[zip]``).
+
+Public namespaces
+-----------------
+:mod:`phy.sweep.plan`
+    the dry run's plan and its words (``MAX_LISTED``, ``DEFAULT_LISTED``, ``slowest_words``).
+:mod:`phy.sweep.records`
+    a record's shape and checksum, reading a store back.
+
+Private modules
+---------------
+``spec`` (the grid walked into points and their keys), ``point`` (one point's record),
+``store`` (the locked JSON Lines store, its DataFrame and exports), ``workers`` (worker
+processes, inline, Dask), ``runner`` (:func:`run_sweep`).
 """
 
 from ..config.schema import SPELLINGS
