@@ -14,7 +14,7 @@ applications, one package per stage, the imports flowing one way:
 * :mod:`phy.topology`: racks and domains built from those links, and decode over them;
 * :mod:`phy.sweep` and :mod:`phy.cli`: batch sweeps and the ``linkmodel`` command (its
   TOML formats in ``docs/toml_reference.md``, rendered from the schemas by
-  :mod:`phy.cli.reference`).
+  :mod:`phy.config.reference`).
 
 ``phy.__version__`` is the installed distribution's version (``linkmodel --version``).
 
@@ -76,7 +76,7 @@ when first touched (PEP 562), so ``import phy`` stays light.
 Private modules
 ---------------
 ``errors``, ``warmup`` and every ``_name``; :mod:`phy.cli` is the ``linkmodel`` command
-(``python -m phy.cli.reference`` renders ``docs/toml_reference.md``), not a library
+(``linkmodel``; ``docs/toml_reference.md`` is rendered by :mod:`phy.config.reference`), not a library
 interface. Importing them directly still works but is not the interface.
 """
 

@@ -100,9 +100,7 @@ def _channel(length_m: float, awg: int):
 
 
 def _preset_serdes():
-    baud = 106.25e9
-    return phy.link.Serdes(tx=phy.Transmitter("pam4", swing_v=0.413, level_mismatch=0.95),
-                           rx=phy.Receiver(bandwidth_hz=0.58 * baud, ffe=phy.RxFfe(5, 10), dfe=phy.Dfe(1)))
+    return phy.Serdes.preset(106.25e9, "pam4")
 
 
 @pytest.fixture(scope="module")

@@ -28,7 +28,7 @@ Subcommands (``linkmodel SUBCOMMAND --help`` for each):
 
 ``linkmodel --version`` prints the installed version. The TOML formats of ``link``,
 ``sweep`` and ``rack`` are in ``docs/toml_reference.md``, rendered from the schemas that
-validate them (:mod:`phy.cli.reference`).
+check them (:mod:`phy.config.reference`).
 
 Exit status (:data:`EXIT_CODES`): 0 done (for ``link``: the link passes); 1 ``link``'s
 link fails its target (the report is still printed); 2 bad input: an argument, a file, a

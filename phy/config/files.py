@@ -9,6 +9,7 @@ import errno
 import os
 import re
 import stat
+from pathlib import Path
 
 from ..errors import ConfigError
 
@@ -114,6 +115,19 @@ def read_text(path, what: str = "spec file") -> tuple[str, str]:
     return name, text.removeprefix("\ufeff")
 
 
+def parse_named(text, path=None, what: str = "spec") -> tuple:
+    """``(document, folder)`` of TOML ``text`` from file ``path`` (None: typed in; its
+    relative files are then read from the working directory); :class:`phy.ConfigError`
+    naming the file (or ``what``) for text that is not a str or not TOML."""
+    if not isinstance(text, str):
+        raise ConfigError(f"a {what} must be TOML text (str), got {type(text).__name__}")
+    try:
+        doc = loads(text)
+    except ConfigError as e:
+        raise ConfigError(f"{path or what}: {e}") from None
+    return doc, str(Path(path).resolve().parent) if path else os.getcwd()
+
+
 def read_toml(path, what: str = "file") -> tuple:
     """A TOML file a person wrote: ``(name, text, document)``.
 
@@ -130,7 +144,4 @@ def read_toml(path, what: str = "file") -> tuple:
         The path as a str, the text, and the parsed document (a dict).
     """
     name, text = read_text(path, what)
-    try:
-        return name, text, loads(text)
-    except ConfigError as e:
-        raise ConfigError(f"{name}: {e}") from None
+    return name, text, parse_named(text, name, what)[0]

@@ -4,12 +4,11 @@ A sweep's points are such dicts (:mod:`phy.sweep`); ``linkmodel link`` runs one.
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 from pathlib import Path
 
 from ..errors import ConfigError
-from .files import file_problem, loads, read_text, show_path, where
+from .files import file_problem, parse_named, read_text, show_path, where
 from .schema import LINK_SCHEMA, SWEEP_SCHEMA, check_value, read_sections
 
 #: The sections of a link file (a [sweep] section is checked and not needed).
@@ -71,13 +70,7 @@ def parse_link(text: str, path=None) -> dict:
         ``{"section.name": value}`` of the keys given, plus ``"_root"``, the folder
         relative files are read from.
     """
-    if not isinstance(text, str):
-        raise ConfigError(f"a link file must be TOML text (str), got {type(text).__name__}")
-    try:
-        doc = loads(text)
-    except ConfigError as e:
-        raise ConfigError(f"{path or 'spec'}: {e}") from None
-    root = str(Path(path).resolve().parent) if path else os.getcwd()
+    doc, root = parse_named(text, path, "link file")
     p = {k: v for k, v in read_link_sections(doc, path, text, root, ("sweep", *LINK_SECTIONS)).items()
          if k in LINK_SCHEMA}
     medium_of(p)

@@ -6,12 +6,11 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
 
-from ..config.files import did_you_mean, loads, read_text, show_path, where
+from ..config.files import did_you_mean, parse_named, read_text, show_path, where
 from ..config.link import CHANNEL_KEYS, LINK_SECTIONS, MEDIUM_CHECK_KEYS, check_param, medium_of, read_link_sections
 from ..config.link import value as _get
 from ..config.schema import DEFAULT_POINT_TIMEOUT_S, LINK_SCHEMA, SWEEP_SCHEMA, canonical
@@ -76,13 +75,7 @@ def parse_spec(text: str, path: str | None = None, *, sweep: bool = True) -> Swe
     SweepSpec
         The validated spec.
     """
-    if not isinstance(text, str):
-        raise ConfigError(f"a spec must be TOML text (str), got {type(text).__name__}")
-    try:
-        doc = loads(text)
-    except ConfigError as e:
-        raise ConfigError(f"{path or 'spec'}: {e}") from None
-    root = str(Path(path).resolve().parent) if path else os.getcwd()
+    doc, root = parse_named(text, path, "spec")
     sections = ("sweep", *LINK_SECTIONS, *(("grid", "zip") if sweep else ()))
     base = read_link_sections(doc, path, text, root, sections)
     meta = {k.split(".", 1)[1]: base.pop(k) for k in list(base) if k in SWEEP_SCHEMA}
