@@ -26,12 +26,12 @@ def load_rack(path) -> dict:
     Parameters
     ----------
     path : str or os.PathLike
-        The TOML file.
+        The rack file (TOML; an empty one is the demo's NVL72).
 
     Returns
     -------
     dict
-        ``{"section.name": value}`` for every key of the schema.
+        ``{"section.name": value}``: every key of the schema, the file's value or its default.
 
     Raises
     ------
