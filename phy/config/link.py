@@ -25,12 +25,19 @@ def value(p: dict, key: str):
     return p.get(key, LINK_SCHEMA[key][1])
 
 
+def file_path(name, root) -> Path:
+    """A file a spec names (``channel.file``): as given when absolute, else in ``root``,
+    the spec's folder."""
+    f = Path(name)
+    return f if f.is_absolute() else Path(root) / f
+
+
 def check_param(full: str, v, at: str, root: str) -> None:
     """Key ``full`` = ``v`` checked against :data:`LINK_SCHEMA` (a ``channel.file`` must be
     a readable file, relative to ``root``); :class:`phy.ConfigError` at ``at``."""
     check_value(LINK_SCHEMA, full, v, at)
     if full == "channel.file":
-        f = str(Path(v) if Path(v).is_absolute() else Path(root) / v)
+        f = str(file_path(v, root))
         bad = file_problem(f)
         if bad == "no such file":
             raise ConfigError(f"{at}: no such file {show_path(f)}")
@@ -127,8 +134,7 @@ def _channel(key: tuple, root: str):
     elif kind == "library":
         return channels.library.get(p["channel.name"])
     else:
-        f = Path(p["channel.file"])
-        return channels.load(f if f.is_absolute() else Path(root) / f, thru=p["channel.thru"])
+        return channels.load(file_path(p["channel.file"], root), thru=p["channel.thru"])
     if p["channel.connectors"]:
         parts = [_connector(), *parts, _connector()]
     return media.cascade(*parts).renamed(f"{kind}_{L:g}m")

@@ -11,7 +11,8 @@ from itertools import product
 from pathlib import Path
 
 from ..config.files import did_you_mean, parse_named, read_text, show_path, where
-from ..config.link import CHANNEL_KEYS, LINK_SECTIONS, MEDIUM_CHECK_KEYS, check_param, medium_of, read_link_sections
+from ..config.link import (CHANNEL_KEYS, LINK_SECTIONS, MEDIUM_CHECK_KEYS, check_param, file_path, medium_of,
+                           read_link_sections)
 from ..config.link import value as _get
 from ..config.schema import DEFAULT_POINT_TIMEOUT_S, LINK_SCHEMA, SWEEP_SCHEMA, canonical
 from ..errors import ConfigError
@@ -273,7 +274,7 @@ def point_key(p: dict) -> str:
     """
     full = {_KEY_NAMES.get(k, k): p.get(k, SCHEMA[k][1]) for k in SCHEMA}
     if full.get("channel.file"):
-        full["channel.file"] = str(Path(p.get("_root", ".")) / full["channel.file"])
+        full["channel.file"] = str(file_path(full["channel.file"], p.get("_root", ".")))
     return hashlib.sha256(json.dumps(full, sort_keys=True, default=str).encode()).hexdigest()[:20]
 
 
