@@ -26,7 +26,8 @@ What one UI does, in order:
 
 :func:`simulate` reads as its steps: the prepared link (:func:`phy.serdes.prepare_link`),
 the tables the kernel reads (:mod:`.tables`), the random streams (:mod:`.sources`), the
-kernel's state (:class:`_State`), the chunks, and the result (:func:`.result.assemble`).
+kernel's state (:class:`_State`), the chunks (the kernel's named records are built in
+:mod:`.records`), and the result (:func:`.result.assemble`).
 """
 
 from __future__ import annotations
@@ -165,14 +166,21 @@ def simulate(
     tp = _tail_plan(lk, rx, jitter, cdr, tab, tail, head_ui, eye or st.wave_raw.shape[0] > 0)
     bound = _run(lk, tx, rx, cdr, jitter, tab, st, warmup, warmup + n_ui, chunk_ui, eye, rngs, tp,
                  dfe_feedback == "sent")
-    config = {
+    config = _config(lk, (tx, rx, noise, jitter, cdr), n_ui, warmup, seed, dfe_feedback, tab, st, tp, bound)
+    return assemble(lk, tx, cdr, st, config, warmup)
+
+
+def _config(lk: PreparedLink, parts, n_ui: int, warmup: int, seed, dfe_feedback: str, tab: Tables, st: _State,
+            tp: TailPlan | None, bound: dict) -> dict:
+    """What the run was (the result's ``config``): the rate, the parts, the span, the tail."""
+    tx, rx, noise, jitter, cdr = parts
+    return {
         "baud_hz": lk.analog.baud_hz, "samples_per_ui": lk.analog.samples_per_ui, "n_ui": n_ui, "warmup_ui": warmup,
         "seed": seed, "tx": tx.to_dict(), "rx": rx.to_dict(), "noise": noise.to_dict(), "jitter": jitter.to_dict(),
         "cdr": cdr.to_dict(), "dfe_feedback": dfe_feedback, "span_ui": [-tab.jpre, tab.jpost], "burst_gap_ui": st.gap,
         "aggressors": tab.agg_S.shape[0], "span_dropped": tab.dropped,
         "tail": None if tp is None else {**tp.to_dict(), **bound},
     }
-    return assemble(lk, tx, cdr, st, config, warmup)
 
 
 def _tail_plan(lk: PreparedLink, rx: Receiver, jitter: Jitter, cdr: Cdr, tab: Tables, tail: str, head_ui,
