@@ -55,29 +55,25 @@ CASES = {"twinax slicer": 1 << 20, "twinax eye": 1 << 16, "c2m bang-bang+ADC": 1
 
 
 def case(name: str):
-    """(channel, n_ui, keyword arguments of simulate) of a case."""
+    """(channel, n_ui, keyword arguments of simulate) of a case: ``bench_timesim.py``'s
+    SerDes, with the CDR, ADC and sampling clock of the bang-bang case."""
     import warnings
 
-    import channels
-    from phy.serdes import Cdr, Impairments, Jitter, Noise, Receiver, Transmitter
-    from phy.serdes.equalizers import Ctle, Dfe, TxFfe
+    from bench_timesim import case as timesim_case
 
-    baud = 106.25e9
-    ui = 1 / baud
-    kw = {"baud_hz": baud, "samples_per_ui": 32, "seed": 1,
-          "tx": Transmitter(swing_v=0.4, level_mismatch=0.95, rise_time_s=4e-12, ffe=TxFfe.ieee(pre=(-0.1,))),
-          "rx": Receiver(bandwidth_hz=0.75 * baud, ctle=Ctle.ieee_802_3ck(baud, -10.0), dfe=Dfe(8)),
-          "noise": Noise(tx_snr_db=33.0, rx_noise_psd_v2_per_hz=8.2e-18),
-          "jitter": Jitter(rj_rms_s=0.01 * ui, dcd_s=0.02 * ui, sj_amplitude_s=0.05 * ui, sj_frequency_hz=baud / 1000)}
+    import channels
+    from phy.serdes import Cdr, Impairments, Receiver
+    from phy.serdes.equalizers import Ctle, Dfe
+
+    ch, kw = timesim_case("twinax_1m_26awg", None)
     if name.startswith("c2m"):
+        baud = kw["baud_hz"]
         imp = Impairments(adc_enob=5.0, rj_rms_s=300e-15, wander_rms_s=300e-15, wander_bandwidth_hz=50e6)
         kw["rx"] = Receiver(bandwidth_hz=0.75 * baud, ctle=Ctle.ieee_802_3ck(baud, -10.0), dfe=Dfe(4), impairments=imp)
         kw["cdr"] = Cdr("bang-bang", kp_ui=2**-6, ki_ui=2**-13, update_ui=16)
         kw["tail"] = "direct"
         kw["warmup_ui"] = 2_000
         ch = channels.library.get("chip_to_module")
-    else:
-        ch = channels.library.get("twinax_1m_26awg")
     kw["eye"] = name.endswith("eye")
     warnings.simplefilter("ignore")
     return ch, CASES.get(name, 3_000), kw

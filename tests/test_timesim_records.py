@@ -30,18 +30,11 @@ BAUD = 53.125e9
 SPU = 32
 
 
-def _pulse(cursors, n_ui=96, start_ui=8, rise_ui=0.3, spu=SPU):
-    """UI-spaced rectangles through a Gaussian edge: a compact pulse with these cursors."""
-    from scipy import special
+def _pulse(cursors, start_ui=8, rise_ui=0.3):
+    """A compact pulse with these cursors (:func:`test_timesim.smooth_pulse`, 96 UI)."""
+    from test_timesim import smooth_pulse
 
-    t = (np.arange(n_ui * spu) + 0.5) / spu
-    s = rise_ui / 2.563
-    y = np.zeros_like(t)
-    for i, c in enumerate(cursors):
-        a = start_ui + i
-        y += c * 0.5 * (special.erf((t - a) / (s * np.sqrt(2))) - special.erf((t - a - 1) / (s * np.sqrt(2))))
-    y[np.abs(y) < 1e-14] = 0.0
-    return y
+    return smooth_pulse(cursors, rise_ui=rise_ui, n_ui=96, start_ui=start_ui)
 
 
 def cases() -> dict:

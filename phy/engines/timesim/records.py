@@ -1,8 +1,9 @@
 """What the time-domain kernels read and write, as named records grouped by concept.
 
 Each record is a :class:`typing.NamedTuple` of arrays and scalars: Numba passes it to the
-``@njit(cache=True)`` kernels as a struct of the same fields (the same machine code as
-separate arguments, and cached the same way), and the kernels read its fields by name.
+``@njit(cache=True)`` kernels as a struct of the same fields (cached like separate
+arguments, and as fast: ``benchmarks/bench_kernel_args.py``), and the kernels read its
+fields by name.
 The records are built here and only here, from the prepared link and the run's state
 (:func:`for_run`, once per run; :func:`for_chunk`, per chunk); to add a term to the
 kernel, add a field to the record of its concept, fill it in the builder below, and read
