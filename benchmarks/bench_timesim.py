@@ -136,6 +136,7 @@ def split(name, span, eye: bool, n_ui: int) -> dict:
 
     from phy.engines import simulate
     from phy.engines.timesim import _kernels as K
+    from phy.engines.timesim import _samples as KS
     from phy.engines.timesim import tail as T
 
     ch, kw = case(name, span)
@@ -155,26 +156,18 @@ def split(name, span, eye: bool, n_ui: int) -> dict:
         simulate(ch, 1 << 16, eye=eye, chunk_ui=1 << 16, **kw)
     finally:
         K.run_chunk, T.TailPlan.outputs = run_chunk, outputs
-    A = cap[0]  # the first chunk: a whole one
-    (g0, n, hist, block, a, b, ax, bx, idx, sym, data, precoded, M, levels, thresholds, gray,
-     S, T0, T1, spu, jpre, jpost, hpre, hpost, tb, tc, t_base, t_smin, agg_a, agg_b, agg_idx, agg_S, agg_T0,
-     agg_T1, agg_jmin, agg_jmax) = A[:36]
-    P = spu
+    g0, n, hist, edges, step, src, tail, front, slicer, eq, clock, eye_out, errors, state = cap[0]  # a whole chunk
+    P, block = step.spu, clock.block
     y, cols = np.zeros(block), np.zeros((block, P))
-    fpre = A[42]
 
     def conv():
         for s0 in range(0, n - block + 1, block):
-            n_lo = hist + s0 + fpre
+            n_lo = hist + s0 + eq.pre
             n_hi = n_lo + block
             if eye:
-                K.scatter_cols(cols, n_lo, n_hi, n_lo - hpost, n_hi + hpre, a, b, idx, S, spu, -hpre, hpost, -P // 2)
-                K.settled_cols(cols, n_lo, n_hi, ax, bx, idx, S, spu, jpost, -P // 2)
-                T.add_tail_cols(cols, n_lo, n_hi, tb, tc, t_base, t_smin, -P // 2)
+                KS.sample_cols(cols, n_lo, n_hi, edges, step, src, tail, -P // 2)
             else:
-                K.sample_row(y, n_lo, n_hi, a, b, ax, bx, idx, S, T0, T1, spu, hpre, hpost, jpost, agg_a, agg_b,
-                             agg_idx, agg_T0, agg_T1, agg_jmin, agg_jmax, 0)
-                T.add_tail(y, n_lo, n_hi, tb, tc, t_base, t_smin, 0)
+                KS.sample_row(y, n_lo, n_hi, edges, step, src, tail, 0)
 
     def best(f):
         f()

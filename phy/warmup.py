@@ -86,7 +86,7 @@ GROUPS: dict = {
     "com": ("COM's search (Tx FFE and CTLE grid, Rx FFE by MMSE)", _com,
             ("phy.engines.com._mmse_kernels:mmse_grid", "phy.engines.com._kernels:fom_search")),
     "timesim": ("the time-domain simulator", _timesim,
-                ("phy.engines.timesim._kernels:run_chunk", "phy.engines.timesim._kernels:prepare_symbols",
+                ("phy.engines.timesim._kernels:run_chunk", "phy.engines.timesim._samples:prepare_symbols",
                  "phy.serdes._kernels:fast_normals")),
     "link": ("the statistical eye, the DFE error chain and the FEC burst analysis", _link,
              ("phy.engines.pmf:discrete_pmf", "phy.engines._chain_kernels:chain_step",

@@ -26,7 +26,8 @@ What one UI does, in order:
 
 :func:`simulate` reads as its steps: the prepared link (:func:`phy.serdes.prepare_link`),
 the tables the kernel reads (:mod:`.tables`), the random streams (:mod:`.sources`), the
-kernel's state (:class:`_State`), the chunks, and the result (:func:`.result.assemble`).
+kernel's state (:class:`_State`), the chunks (the kernel's named records are built in
+:mod:`.records`), and the result (:func:`.result.assemble`).
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ from ...errors import ConfigError
 from ...serdes import Cdr, Jitter, Noise, PreparedLink, Receiver, Transmitter, prepare_link
 from ...serdes.limits import check_bytes, check_jitter
 from . import _kernels as K
+from . import records as R
+from ._samples import prepare_symbols
 from .result import SimulationResult, assemble
 from .sources import RxNoise, aggressor_stream, tx_stream
 from .tables import Tables, build_tables
@@ -163,14 +166,21 @@ def simulate(
     tp = _tail_plan(lk, rx, jitter, cdr, tab, tail, head_ui, eye or st.wave_raw.shape[0] > 0)
     bound = _run(lk, tx, rx, cdr, jitter, tab, st, warmup, warmup + n_ui, chunk_ui, eye, rngs, tp,
                  dfe_feedback == "sent")
-    config = {
+    config = _config(lk, (tx, rx, noise, jitter, cdr), n_ui, warmup, seed, dfe_feedback, tab, st, tp, bound)
+    return assemble(lk, tx, cdr, st, config, warmup)
+
+
+def _config(lk: PreparedLink, parts, n_ui: int, warmup: int, seed, dfe_feedback: str, tab: Tables, st: _State,
+            tp: TailPlan | None, bound: dict) -> dict:
+    """What the run was (the result's ``config``): the rate, the parts, the span, the tail."""
+    tx, rx, noise, jitter, cdr = parts
+    return {
         "baud_hz": lk.analog.baud_hz, "samples_per_ui": lk.analog.samples_per_ui, "n_ui": n_ui, "warmup_ui": warmup,
         "seed": seed, "tx": tx.to_dict(), "rx": rx.to_dict(), "noise": noise.to_dict(), "jitter": jitter.to_dict(),
         "cdr": cdr.to_dict(), "dfe_feedback": dfe_feedback, "span_ui": [-tab.jpre, tab.jpost], "burst_gap_ui": st.gap,
         "aggressors": tab.agg_S.shape[0], "span_dropped": tab.dropped,
         "tail": None if tp is None else {**tp.to_dict(), **bound},
     }
-    return assemble(lk, tx, cdr, st, config, warmup)
 
 
 def _tail_plan(lk: PreparedLink, rx: Receiver, jitter: Jitter, cdr: Cdr, tab: Tables, tail: str, head_ui,
@@ -314,10 +324,8 @@ def _run(lk, tx, rx, cdr, jitter, tab: Tables, st: _State, warmup: int, total: i
     the same run whatever the chunk size (with a tail, to the FFT's rounding). Returns the
     tail's error bound over the run (empty without a tail)."""
     r_sym, r_txn, r_jit, r_rxn, agg_rngs, r_clk = rngs
-    c = tx.ffe.coefficients
-    fpre = rx.ffe.n_pre
-    HB = max([tab.jpost + 2] + [int(j) + 2 for j in tab.agg_jmax]) + c.size + 1
-    HA = max([tab.jpre + 2] + [2 - int(j) for j in tab.agg_jmin]) + fpre + c.size + 1
+    HB = max([tab.jpost + 2] + [int(j) + 2 for j in tab.agg_jmax]) + tx.ffe.coefficients.size + 1
+    HA = max([tab.jpre + 2] + [2 - int(j) for j in tab.agg_jmin]) + rx.ffe.n_pre + tx.ffe.coefficients.size + 1
     # every stream starts at the same global UI whatever the pulse's span, so that the symbols,
     # noises and jitter of UI g do not depend on the channel (for spans up to 4096 UI)
     first = -4096 * (1 + HB // 4096)
@@ -325,60 +333,46 @@ def _run(lk, tx, rx, cdr, jitter, tab: Tables, st: _State, warmup: int, total: i
     agg_streams = [aggressor_stream(first, rg, tx) for rg in agg_rngs]
     rx_noise = RxNoise(lk, r_rxn)
     symbol_jitter = jitter.model == "symbol"
-    step_levels = np.zeros_like(tx.levels) if symbol_jitter else tx.levels  # the step source: noise only
-    spu = lk.analog.samples_per_ui
+    run = R.for_run(lk, tx, rx, cdr, tab, st, tp, eye, warmup, genie, symbol_jitter)
     imp = lk.impairments
-    jit_on = imp.sampling_rms_s > 0
     wander = 0.0
     g0 = 0
     if tp is not None:  # the tail's outputs are n_out floats per UI of a chunk: keep them near 16 MB
         chunk_ui = min(chunk_ui, max(4096, (1 << 21) // max(tp.n_out, 1)))
-        hpre, hpost = tp.head_pre, tp.head_post
-        tc = tp.coef
-    else:
-        hpre, hpost = tab.jpre, tab.jpost
-        tc = np.zeros((0, 1))
-    tb = np.zeros((0, 1))
+    tb = run.tail.out
     d_max = u_max = rxj_max = 0.0
     while g0 < total:
         n = min(chunk_ui, total - g0)
-        if jit_on:  # the sampling clock's error per UI, in fine samples
+        if run.front.jitter_on:  # the sampling clock's error per UI, in fine samples
             d_s, wander = imp.sampling_offsets(n, 1.0 / lk.analog.baud_hz, r_clk, wander)
             rxj = d_s / lk.analog.dt_s
         else:
             rxj = np.zeros(1)
         win = stream.window(g0 - HB, g0 + n + HA)
         sent, eps = win["sent"], win["eps"]
-        x, a_, b_, ax, bx = (np.empty(sent.size) for _ in range(5))
-        idx = np.empty(sent.size, dtype=np.int64)
-        dd = np.empty(sent.size if tp is not None else 0)
-        uu = np.empty(sent.size if tp is not None and tp.ku.any() else 0)
-        dm, um = K.prepare_symbols(sent, step_levels, c, tx.ffe.main, tx.swing_v, win["txn"],
-                                   0.0 * eps if symbol_jitter else eps, tab.pos_base, x, a_, b_, ax, bx, idx, dd, uu)
+        edges = R.edges_for(sent, win["data"], tp is not None, tp is not None and tp.ku.any())
+        dm, um = prepare_symbols(edges, run.driver, win["txn"], 0.0 * eps if symbol_jitter else eps, tab.pos_base)
         levels = [s.window(g0 - HB, g0 + n + HA)["lv"] for s in agg_streams]
         if symbol_jitter:
             levels.insert(0, tx.levels[sent] * tx.swing_v)
-        agg_a, agg_b, agg_idx = _pulse_inputs(tab, levels, eps if symbol_jitter else None, x.size)
+        agg_a, agg_b, agg_idx = _pulse_inputs(tab, levels, eps if symbol_jitter else None, sent.size)
         if tp is not None:
-            tb = tp.outputs(dd, uu if uu.size else None)
+            tb = tp.outputs(edges.d, edges.u if edges.u.size else None)
             d_max, u_max = max(d_max, dm), max(u_max, um)
             rxj_max = max(rxj_max, float(np.abs(rxj).max()))
-        K.run_chunk(
-            g0, n, HB, st.block,
-            a_, b_, ax, bx, idx, sent, win["data"], tx.precoder, tx.order, tx.levels, lk.thresholds_v, st.gray,
-            tab.S, tab.T0, tab.T1, spu, tab.jpre, tab.jpost, hpre, hpost, tb, tc, tab.jpost, tp.s_min if tp else 0,
-            agg_a, agg_b, agg_idx, tab.agg_S, tab.agg_T0, tab.agg_T1, tab.agg_jmin, tab.agg_jmax,
-            rx_noise.take(n), lk.adc_step_v, lk.adc_top_v, rxj, jit_on,
-            lk.rx_ffe, fpre, st.dfe_v, st.gap, bool(genie),
-            cdr.code, cdr.kp_ui, cdr.ki_ui, lk.h0_v, tab.phase_lim, float(st.lock_bound),
-            warmup, eye, spu, st.vlo, st.vstep, st.eye_hist, st.col_err, st.cross,
-            st.wave_raw, st.wave_z, st.wave_meta,
-            st.err_pos, st.err_val, st.burst_hist,
-            st.yring, st.colring, st.ahist, st.fstate, st.istate,
-        )
+        src, tail, front = R.for_chunk(run, agg_a, agg_b, agg_idx, tb, rx_noise.take(n), rxj)
+        K.run_chunk(g0, n, HB, edges, run.step, src, tail, front, run.slicer, run.eq, run.clock, run.eye, run.errors,
+                    run.state)
         g0 += n
     if tp is None:
         return {}
+    return _tail_bound(tx, lk, tp, d_max, u_max, rxj_max)
+
+
+def _tail_bound(tx: Transmitter, lk: PreparedLink, tp: TailPlan, d_max: float, u_max: float, rxj_max: float) -> dict:
+    """The tail's error bounds at the slicer over a run whose steps reached ``d_max`` (and
+    ``|d eps|`` reached ``u_max``) and whose sampling clock moved up to ``rxj_max`` fine
+    samples."""
     gain = (1 + 2 * rxj_max) * float(np.abs(lk.rx_ffe).sum())  # the sampling clock's slope, then the Rx FFE
     worst = tp.bound_v(d_max, u_max) * gain
     rms = tp.rms_bound_v(d_max, u_max, _step_correlation_sum(tx, lk)) * gain

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...serdes import Jitter, PreparedLink, Transmitter, signals
 from ...serdes import _kernels as SK
-from . import _kernels as K
+from ._samples import fir_valid
 
 __all__ = ["RxNoise", "Stream", "random_symbols", "tx_stream"]
 
@@ -147,7 +147,7 @@ class RxNoise:
             wn[: self.tail.size] = self.tail
             self.rng.fill(wn[self.tail.size :], 1.0)
             rxn = np.empty(n)
-            K.fir_valid(wn, self.g, rxn)
+            fir_valid(wn, self.g, rxn)
             self.tail = wn[wn.size - (self.g.size - 1):]
         else:
             rxn = np.zeros(n)

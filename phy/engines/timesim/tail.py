@@ -213,9 +213,11 @@ def plan_tail(S: np.ndarray, pos_base: float, spu: int, jpre: int, jpost: int, h
 
 
 @njit(cache=True, fastmath=True)
-def add_tail(y, n_lo, n_hi, tb, tc, t_base, t_smin, shift):
+def add_tail(y, n_lo, n_hi, tail, shift):
     """``y[n - n_lo] += sum_o tc[o, shift - t_smin] tb[o, n - t_base]``: the tail's share at
-    one sampling shift (its outputs ``tb`` per UI, their weights ``tc`` per shift)."""
+    one sampling shift (its outputs ``tb = tail.out`` per UI, their weights ``tc =
+    tail.coef`` per shift; ``t_base, t_smin = tail.base, tail.s_min``, :class:`.records.Tail`)."""
+    tb, tc, t_base, t_smin = tail.out, tail.coef, tail.base, tail.s_min
     no = tc.shape[0]
     si = shift - t_smin
     for o in range(no):
@@ -226,8 +228,9 @@ def add_tail(y, n_lo, n_hi, tb, tc, t_base, t_smin, shift):
 
 
 @njit(cache=True, fastmath=True)
-def add_tail_cols(cols, n_lo, n_hi, tb, tc, t_base, t_smin, shift0):
+def add_tail_cols(cols, n_lo, n_hi, tail, shift0):
     """:func:`add_tail` for the columns ``p`` of ``cols[n - n_lo, p]`` (shift ``shift0 + p``)."""
+    tb, tc, t_base, t_smin = tail.out, tail.coef, tail.base, tail.s_min
     no = tc.shape[0]
     P = cols.shape[1]
     s0 = shift0 - t_smin
