@@ -3,7 +3,7 @@ and clock recovery, the conditioning of a pulse by its front end, and the prepar
 the one input of every engine (:mod:`phy.engines`).
 
 * :mod:`phy.serdes.signals`: PRBS, Gray PAM4, the 1/(1+D) precoder, PRBS13Q and SSPRQ;
-* :mod:`phy.serdes.equalizers`: Tx FFE, CTLE, Rx FFE, DFE, and the MMSE FFE/DFE solve;
+* :mod:`phy.serdes.equalisers`: Tx FFE, CTLE, Rx FFE, DFE, and the MMSE FFE/DFE solve;
 * :mod:`phy.serdes.noise`: transmitter and receiver noise, and jitter (on edges, or on
   symbols as 802.3 COM models it);
 * :mod:`phy.serdes.transceiver`: :class:`Transmitter`, :class:`Receiver`, :class:`Cdr`;
@@ -14,7 +14,7 @@ the one input of every engine (:mod:`phy.engines`).
 """
 
 from . import signals
-from .equalizers import Ctle, Dfe, RxFfe, TxFfe, solve_ffe_dfe
+from .equalisers import Ctle, Dfe, RxFfe, TxFfe, solve_ffe_dfe
 from .impairments import Impairments, quantize
 from .noise import Jitter, Noise, shaped_noise_filter
 from .prepared import PreparedLink, prepare_link, step_from_pulse
