@@ -27,7 +27,7 @@ import numpy as np
 
 import phy
 from channels import assembly, media
-from phy.serdes.impairments import Impairments, quantize
+from phy.serdes.impairments import Impairments, quantise
 
 try:
     from bench_link import _pin  # one core, pinned, as the other benchmarks
@@ -49,7 +49,7 @@ def closed_forms() -> dict:
     fs, enob = 0.4, 5.0
     step = 2 * fs / 2**enob
     x = rng.uniform(-fs, fs, 1_000_000)
-    e = quantize(x, step, fs) - x
+    e = quantise(x, step, fs) - x
     return {"adc_noise_over_delta2_12": float(np.var(e) / (step**2 / 12))}
 
 

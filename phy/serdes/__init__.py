@@ -13,9 +13,11 @@ the one input of every engine (:mod:`phy.engines`).
 * :mod:`phy.serdes.prepared`: :func:`prepare_link` -> :class:`PreparedLink`.
 """
 
+from _linkmodel._renamed import module_getattr
+
 from . import signals
 from .equalisers import Ctle, Dfe, RxFfe, TxFfe, solve_ffe_dfe
-from .impairments import Impairments, quantize
+from .impairments import Impairments, quantise
 from .noise import Jitter, Noise, shaped_noise_filter
 from .prepared import PreparedLink, prepare_link, step_from_pulse
 from .transceiver import PATTERNS, Cdr, Receiver, Transmitter, modulation_order
@@ -35,9 +37,13 @@ __all__ = [
     "TxFfe",
     "modulation_order",
     "prepare_link",
-    "quantize",
+    "quantise",
     "shaped_noise_filter",
     "signals",
     "solve_ffe_dfe",
     "step_from_pulse",
 ]
+
+#: Deprecated spellings (warn; the same objects): ``quantize`` of :func:`quantise`,
+#: ``equalizers`` of :mod:`phy.serdes.equalisers`.
+__getattr__ = module_getattr(__name__, {"quantize": "quantise", "equalizers": "equalisers"})

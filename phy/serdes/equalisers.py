@@ -16,13 +16,15 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from _linkmodel._renamed import renamed_keyword, renamed_property
+
 from .._validate import finite_vector, number
 from ..errors import ConfigError
 
 __all__ = ["Ctle", "Dfe", "RxFfe", "TxFfe", "solve_ffe_dfe"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class TxFfe:
     """Transmitter FIR: symbol-spaced taps in time order.
 
@@ -32,13 +34,27 @@ class TxFfe:
         ``c(-n_pre) .. c(0) .. c(n_post)``.
     main : int
         Index of ``c(0)`` in ``taps``.
-    normalize : bool
+    normalise : bool
         Scale the taps so that ``sum(|c|) = 1`` (802.3); otherwise use them as given.
+    normalize : bool, optional
+        Deprecated spelling of ``normalise`` (warns); give one or the other.
     """
 
     taps: tuple = (1.0,)
     main: int = 0
-    normalize: bool = True
+    normalise: bool = True
+
+    #: Deprecated spelling of :attr:`normalise`.
+    normalize = renamed_property("normalize", "normalise")
+
+    def __init__(self, taps: tuple = (1.0,), main: int = 0, normalise: bool = True, *,
+                 normalize: bool | None = None):
+        given = renamed_keyword(None if normalise is True else normalise, normalize, "normalize", "normalise",
+                                "TxFfe", ConfigError)
+        object.__setattr__(self, "taps", taps)
+        object.__setattr__(self, "main", main)
+        object.__setattr__(self, "normalise", True if given is None else given)
+        self.__post_init__()
 
     def __post_init__(self):
         t = finite_vector(self.taps, "TxFfe taps")
@@ -61,9 +77,9 @@ class TxFfe:
 
     @property
     def coefficients(self) -> np.ndarray:
-        """The taps actually applied (normalised when ``normalize``)."""
+        """The taps actually applied (normalised when ``normalise``)."""
         t = np.asarray(self.taps, dtype=float)
-        return t / np.abs(t).sum() if self.normalize else t
+        return t / np.abs(t).sum() if self.normalise else t
 
     def apply(self, samples: np.ndarray, samples_per_ui: int) -> np.ndarray:
         """Apply to an oversampled response: ``sum c(k) x(t - k UI)``; the output keeps the
@@ -80,8 +96,10 @@ class TxFfe:
         return out
 
     def to_dict(self) -> dict:
-        return {"taps": list(self.taps), "main": self.main, "normalize": self.normalize,
-                "coefficients": self.coefficients.tolist()}
+        # "normalize": the deprecated key of "normalise", kept one release beside it
+        return {"taps": list(self.taps), "main": self.main, "normalise": self.normalise,
+                "coefficients": self.coefficients.tolist(), "normalize": self.normalise,
+                "deprecated_keys": {"normalize": "normalise"}}
 
 
 @dataclass(frozen=True)
