@@ -144,7 +144,7 @@ def stage_patches(st: Stages, before: bool) -> list:
                 (channels.channel, "fit_loss_trend", st.wrap("transfer", channels.channel.fit_loss_trend))]
     else:
         out += [(chain, "cascade_s", st.wrap("cascade", chain.cascade_s)),
-                (chain, "renormalize_s", st.wrap("cascade", chain.renormalize_s)),
+                (chain, "renormalise_s", st.wrap("cascade", chain.renormalise_s)),
                 (chain, "resample_response", st.wrap("transfer", chain.resample_response)),
                 (chain, "estimate_delay", st.wrap("transfer", chain.estimate_delay)),
                 (chain, "fit_loss_trend", st.wrap("transfer", chain.fit_loss_trend))]

@@ -2,7 +2,7 @@
 stage by stage (issue 32).
 
 For each channel (the shared 802.3ck DPO_14in with its crosstalk, DPO_10in and the cable
-assembly CA_19p75dB with its crosstalk, and two synthesized reflective channels built here
+assembly CA_19p75dB with its crosstalk, and two synthesised reflective channels built here
 with :mod:`channels.media`) and each parameter set (802.3ck KR, PRZF/93A FOM, package
 test 1; P802.3dj/D3.3 KR without floating taps, quantiser or MLSD, class A test 1, MMSE),
 this finds our best setting on a reduced grid, forces that CTLE and Tx FFE into PyChOpMarg
@@ -52,7 +52,7 @@ issue 32 holds the table):
   from the board the receiver sees C_p, the 1.8 mm 92.5 ohm segment, then z_p at 87.5 ohm.
   PyChOpMarg's ``COM._pkg_models`` cascades ``sC(C_p)``, ``tline(zp_rx)`` in the given order
   (z_p first, at the board) and the die: not mirrored. Its Rx package's |S21| differs from
-  ours (the mirror) by up to 0.45 dB below 60 GHz; on the two synthesized reflective
+  ours (the mirror) by up to 0.45 dB below 60 GHz; on the two synthesised reflective
   channels that is the rest of the gap (COM 0.15 dB lower, ISI 1.3-2.6 % higher). Mirrored
   (``--set zp_rx=[1.8,12.0] --set z_c_rx=[92.5,87.5]``), PyChOpMarg gives -2.751 dB on
   refl_cable against our -2.750. The 802.3dj preset's device models (``s_rx_model``) are

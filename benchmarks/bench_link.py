@@ -45,7 +45,7 @@ import channels
 import fec
 import phy
 from channels import media as m
-from channels.optical import Fiber, OpticalPath, OpticalTransmitter
+from channels.optical import Fibre, OpticalPath, OpticalTransmitter
 
 
 def _pin() -> None:
@@ -110,7 +110,7 @@ def oracle_simulator(lengths, n_ui: int) -> list[dict]:
 
 
 def oracle_optics(n: int) -> dict:
-    path = OpticalPath.point_to_point(Fiber.smf(10e3), 2, OpticalTransmitter(oma_outer_dbm=-4.0,
+    path = OpticalPath.point_to_point(Fibre.smf(10e3), 2, OpticalTransmitter(oma_outer_dbm=-4.0,
                                                                              rin_db_per_hz=-138.0))
     b = path.budget()
     rng = np.random.default_rng(3)

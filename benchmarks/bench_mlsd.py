@@ -4,7 +4,7 @@ statistical eye, with and without it, side by side in one run on one core.
 A. COM (``phy.channel_margin``) with the D3.3 presets, ``mlsd`` off (COM_DFE: one DFE tap)
    and on (COM_DFE plus 178A-49's MLSD term at 3 dB of added receiver noise), on the shared
    802.3ck cable assembly ``CA_19p75dB`` (with its crosstalk; KR class A test 1 and CR HL
-   to HL) and synthesized 26 AWG twinax (connector, cable, connector) of 1, 2 and 3 m at
+   to HL) and synthesised 26 AWG twinax (connector, cable, connector) of 1, 2 and 3 m at
    106.25 GBd (CR HL to HL). The other shared 802.3ck files (backplanes, Tp0-Tp5, C2C)
    are 75 to 120 dB down at 53.125 GHz: no 200G channel. Printed: COM_DFE, COM with the
    MLSD, the gain, the DFE tap ``b`` (the MLSD's target ``1 + b D``), DER_MLSD, g_an, the

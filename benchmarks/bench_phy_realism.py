@@ -11,7 +11,7 @@ search picks.
    (host boards and crosstalk; the reference receiver with COM's 3 dB, or the 224G ADC/DSP
    receiver's modelled penalties), beside public reach statements and 802.3 objectives.
 3. What ``search_link`` picks against cable length, before and after.
-4. The synthesized cable's insertion loss, ILD, return loss and ICN beside each other.
+4. The synthesised cable's insertion loss, ILD, return loss and ICN beside each other.
 
 Run: ``python benchmarks/bench_phy_realism.py [--quick] [--json out.json]``.
 """
@@ -27,7 +27,7 @@ import numpy as np
 
 import phy
 from channels import assembly, media
-from phy.serdes.impairments import Impairments, quantize
+from phy.serdes.impairments import Impairments, quantise
 
 try:
     from bench_link import _pin  # one core, pinned, as the other benchmarks
@@ -49,7 +49,7 @@ def closed_forms() -> dict:
     fs, enob = 0.4, 5.0
     step = 2 * fs / 2**enob
     x = rng.uniform(-fs, fs, 1_000_000)
-    e = quantize(x, step, fs) - x
+    e = quantise(x, step, fs) - x
     return {"adc_noise_over_delta2_12": float(np.var(e) / (step**2 / 12))}
 
 
@@ -199,7 +199,7 @@ def main(argv=None) -> int:
                   f"margin {r['margin_db']:5.2f} dB (needs {r['needs_db']:.2f}), pre-FEC BER {r['pre_fec_ber']:.2g}, "
                   f"{r['latency_ns']:.1f} ns")
 
-    print("\n4. The synthesized cable with hosts: IL, RL, ILD and ICN (802.3dj preset) side by side")
+    print("\n4. The synthesised cable with hosts: IL, RL, ILD and ICN (802.3dj preset) side by side")
     out["channel"] = channel_figures((1.0, 2.0) if a.quick else (0.5, 1.0, 2.0, 3.0))
     for r in out["channel"]:
         print(f"   {r['cable_m']:>4g} m: IL {r['il_db_53g']:.2f} dB, RL {r['rl_db_53g']:.2f} dB at 53.125 GHz, "

@@ -10,7 +10,7 @@ against the statistical eye on the roll-up's segments.
 2. **evaluate_link on every 802.3ck channel** in ../shared/channels at 106.25 and
    212.5 Gb/s (COM's default equalisation): seconds, COM, the detector error ratio of
    COM's own equalisation at COM's cursor (one-sided, against DER0), the roll-up's choice,
-   its verdict; and synthesized twinax across COM = 0 dB; and cables too long to close
+   its verdict; and synthesised twinax across COM = 0 dB; and cables too long to close
    (30 m, 100 m) that used to take 31 s and 196 s.
 3. **The simulator against the roll-up's eye** on two of its segments: the eye's error
    ratio at the slicer against the simulator's burst-start ratio (99.9 % interval), and

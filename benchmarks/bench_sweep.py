@@ -1,4 +1,4 @@
-"""Sweep throughput (``phy.sweep``): 1,000 points of synthesized channels through the
+"""Sweep throughput (``phy.sweep``): 1,000 points of synthesised channels through the
 statistical eye, the FEC analysis and the link report, on 1 and 2 worker processes.
 
 The grid: 50 twinax lengths (0.5 to 3 m) x 5 gauges (26 to 34 AWG) = 250 channels, each

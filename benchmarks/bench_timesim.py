@@ -67,7 +67,7 @@ def case(name: str, span, tail=None) -> tuple:
 
     import channels
     from phy.serdes import Jitter, Noise, Receiver, Transmitter
-    from phy.serdes.equalizers import Ctle, Dfe, TxFfe
+    from phy.serdes.equalisers import Ctle, Dfe, TxFfe
 
     baud = 53.125e9 if name == "CA_19p75dB" else 106.25e9
     if name == "CA_19p75dB":

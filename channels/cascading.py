@@ -35,12 +35,14 @@ import skrf as rf
 
 from typing import TYPE_CHECKING
 
+from _linkmodel._renamed import module_getattr
+
 from .errors import ChannelError
 
 if TYPE_CHECKING:  # the Channel functions build their results as the type of their inputs
     from .channel import Channel
 
-__all__ = ["cascade_pair", "cascade_s", "connect_s", "join", "join_skrf", "renormalize_s"]
+__all__ = ["cascade_pair", "cascade_s", "connect_s", "join", "join_skrf", "renormalise_s"]
 
 
 def _mul(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -130,10 +132,10 @@ def connect_s(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _first(_connect(_last(a), _last(b)))
 
 
-def _renormalize(x: np.ndarray, z_old: np.ndarray, z_new: np.ndarray) -> np.ndarray:
-    """:func:`renormalize_s` of a frequency-last ``(P, P, F)`` with ``z`` ``(P, F)``."""
+def _renormalise(x: np.ndarray, z_old: np.ndarray, z_new: np.ndarray) -> np.ndarray:
+    """:func:`renormalise_s` of a frequency-last ``(P, P, F)`` with ``z`` ``(P, F)``."""
     if np.any(z_old <= 0) or np.any(z_new <= 0):
-        raise ChannelError("renormalize_s needs positive real reference impedances")
+        raise ChannelError("renormalise_s needs positive real reference impedances")
     g = (z_new - z_old) / (z_new + z_old)
     amp = (z_old + z_new) / (2 * np.sqrt(z_old * z_new))
     num = x.copy()
@@ -144,7 +146,7 @@ def _renormalize(x: np.ndarray, z_old: np.ndarray, z_new: np.ndarray) -> np.ndar
     return amp[:, None, :] * _mul(num, _inv(den)) / amp[None, :, :]  # A (S - G) (I - G S)^-1 A^-1
 
 
-def renormalize_s(s: np.ndarray, z_old, z_new) -> np.ndarray:
+def renormalise_s(s: np.ndarray, z_old, z_new) -> np.ndarray:
     """Power-wave S-matrices ``(F, P, P)`` moved from real reference impedances ``z_old``
     to ``z_new`` (ohm; each ``(P,)`` or ``(F, P)``), as scikit-rf's ``renormalize_s`` for
     real references."""
@@ -152,7 +154,7 @@ def renormalize_s(s: np.ndarray, z_old, z_new) -> np.ndarray:
     shape = (x.shape[2], x.shape[0])
     z_old = np.broadcast_to(np.asarray(z_old, dtype=float), shape).T
     z_new = np.broadcast_to(np.asarray(z_new, dtype=float), shape).T
-    return _first(_renormalize(x, z_old, z_new))
+    return _first(_renormalise(x, z_old, z_new))
 
 
 def _real(z0: np.ndarray) -> bool:
@@ -189,7 +191,7 @@ def cascade_s(*parts: tuple[np.ndarray, np.ndarray], through: bool = False) -> t
         if not np.array_equal(z0[:, n:], zb[:, :n]):
             z_new = zb.copy()
             z_new[:, :n] = z0[:, n:]
-            z, zb = _renormalize(z, zb.T, z_new.T), z_new
+            z, zb = _renormalise(z, zb.T, z_new.T), z_new
         if through:
             x = _tail(x[0], x[1], z)[:2]
         else:
@@ -267,3 +269,8 @@ def cascade_pair(first: Channel, other: Channel) -> Channel:
     joined = join(first, other)
     return joined._replace(name=f"{first.name}+{other.name}", aggressors=aggs, grid=first.grid or other.grid,
                            port_order=None, source=None)
+
+
+#: ``renormalize_s``: the deprecated spelling of :func:`renormalise_s` (warns; the same
+#: function; scikit-rf's own ``skrf.network.renormalize_s`` keeps its name).
+__getattr__ = module_getattr(__name__, {"renormalize_s": "renormalise_s"})

@@ -1,4 +1,4 @@
-"""Crosstalk for synthesized channels (their integrated crosstalk noise: :mod:`channels.icn`).
+"""Crosstalk for synthesised channels (their integrated crosstalk noise: :mod:`channels.icn`).
 
 Victim and aggressor are two matched, uniform lines of length ``l`` (here the differential
 modes of two pairs, each mode taken as one conductor) with per-unit-length self ``L``, ``C``

@@ -63,6 +63,8 @@ import numpy as np
 import skrf as rf
 from scipy import signal, special
 
+from _linkmodel._renamed import module_getattr, renamed_keyword, renamed_property
+
 from . import _validate as check
 from .channel import Channel
 from ._optical_base import OpticalConnector, _db_to_lin, _dbm_to_w
@@ -71,7 +73,7 @@ from .errors import ChannelError
 __all__ = [
     "C0",
     "Q_E",
-    "Fiber",
+    "Fibre",
     "OpticalBudget",
     "OpticalConnector",
     "OpticalPath",
@@ -98,7 +100,7 @@ def bessel_thomson(f_hz, bandwidth_hz: float, order: int = 4) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- parts
 @dataclass(frozen=True)
-class Fiber:
+class Fibre:
     """A fibre span.
 
     Parameters
@@ -126,16 +128,16 @@ class Fiber:
     name: str = "smf"
 
     def __post_init__(self):
-        check.number(self.length_m, "Fiber.length_m", nonneg=True)
-        check.number(self.attenuation_db_per_km, "Fiber.attenuation_db_per_km", nonneg=True)
-        check.number(self.zero_dispersion_wavelength_m, "Fiber.zero_dispersion_wavelength_m", lo=0.5e-6, hi=2e-6)
-        check.number(self.dispersion_slope_s_per_m3, "Fiber.dispersion_slope_s_per_m3", nonneg=True)
-        check.number(self.group_index, "Fiber.group_index", lo=1.0, hi=2.0)
+        check.number(self.length_m, "Fibre.length_m", nonneg=True)
+        check.number(self.attenuation_db_per_km, "Fibre.attenuation_db_per_km", nonneg=True)
+        check.number(self.zero_dispersion_wavelength_m, "Fibre.zero_dispersion_wavelength_m", lo=0.5e-6, hi=2e-6)
+        check.number(self.dispersion_slope_s_per_m3, "Fibre.dispersion_slope_s_per_m3", nonneg=True)
+        check.number(self.group_index, "Fibre.group_index", lo=1.0, hi=2.0)
         if self.modal_bandwidth_hz_m is not None:
-            check.number(self.modal_bandwidth_hz_m, "Fiber.modal_bandwidth_hz_m", positive=True)
+            check.number(self.modal_bandwidth_hz_m, "Fibre.modal_bandwidth_hz_m", positive=True)
 
     @classmethod
-    def smf(cls, length_m: float, attenuation_db_per_km: float = 0.4) -> Fiber:
+    def smf(cls, length_m: float, attenuation_db_per_km: float = 0.4) -> Fibre:
         """ITU-T G.652 single-mode fibre at 1310 nm: 0.4 dB/km (the cabled-fibre value
         802.3's O-band PMDs budget with), ``lambda0`` mid-range of 1300..1324 nm and the
         maximum slope 0.092 ps/(nm^2 km) of G.652; group index 1.4677 (Corning SMF-28
@@ -143,7 +145,7 @@ class Fiber:
         return cls(length_m, attenuation_db_per_km, 1312e-9, 92.0, 1.4677, None, "smf")
 
     @classmethod
-    def om4(cls, length_m: float) -> Fiber:
+    def om4(cls, length_m: float) -> Fibre:
         """OM4 multimode fibre at 850 nm: 3.0 dB/km (the cabled value 802.3 budgets),
         effective modal bandwidth 4,700 MHz km (TIA-492AAAD), chromatic dispersion with
         ``lambda0`` 1316 nm and ``S0`` 0.10 ps/(nm^2 km) (about -100 ps/(nm km) at 850 nm);
@@ -339,7 +341,7 @@ class OpticalPath:
     """Transmitter, fibre spans and connectors in order, receiver.
 
     ``elements`` is the sequence between the transmitter and the receiver, each a
-    :class:`Fiber` or an :class:`OpticalConnector`, in the order the light meets them.
+    :class:`Fibre` or an :class:`OpticalConnector`, in the order the light meets them.
     """
 
     tx: OpticalTransmitter = field(default_factory=OpticalTransmitter)
@@ -354,39 +356,47 @@ class OpticalPath:
             raise ChannelError(f"OpticalPath.rx must be an OpticalReceiver, got {type(self.rx).__name__}")
         els = tuple(self.elements)
         for e in els:
-            if not isinstance(e, (Fiber, OpticalConnector)):
-                raise ChannelError(f"OpticalPath elements must be Fiber or OpticalConnector, got {type(e).__name__}")
+            if not isinstance(e, (Fibre, OpticalConnector)):
+                raise ChannelError(f"OpticalPath elements must be Fibre or OpticalConnector, got {type(e).__name__}")
         object.__setattr__(self, "elements", els)
 
     @classmethod
-    def point_to_point(cls, fiber: Fiber, connectors: int = 2, tx: OpticalTransmitter | None = None,
+    def point_to_point(cls, fibre: Fibre | None = None, connectors: int = 2, tx: OpticalTransmitter | None = None,
                        rx: OpticalReceiver | None = None, connector: OpticalConnector | None = None,
-                       name: str = "optical") -> OpticalPath:
-        """A span with ``connectors`` connectors split between its two ends."""
+                       name: str = "optical", *, fiber: Fibre | None = None) -> OpticalPath:
+        """A span with ``connectors`` connectors split between its two ends (``fiber``: the
+        deprecated spelling of ``fibre``, warns)."""
+        fibre = renamed_keyword(fibre, fiber, "fiber", "fibre", "OpticalPath.point_to_point", ChannelError)
+        if fibre is None:
+            raise ChannelError("OpticalPath.point_to_point needs a fibre (a Fibre span)")
         n = check.number(connectors, "connectors", nonneg=True)
         if n != int(n):
             raise ChannelError(f"connectors must be a whole number, got {connectors!r}")
         c = connector or OpticalConnector()
         head = (c,) * (int(n) - int(n) // 2)
         tail = (c,) * (int(n) // 2)
-        return cls(tx or OpticalTransmitter(), head + (fiber,) + tail, rx or OpticalReceiver(), name)
+        return cls(tx or OpticalTransmitter(), head + (fibre,) + tail, rx or OpticalReceiver(), name)
 
     @property
-    def fibers(self) -> tuple:
-        return tuple(e for e in self.elements if isinstance(e, Fiber))
+    def fibres(self) -> tuple:
+        """The fibre spans of :attr:`elements`, in order."""
+        return tuple(e for e in self.elements if isinstance(e, Fibre))
+
+    #: Deprecated spelling of :attr:`fibres`.
+    fibers = renamed_property("fibers", "fibres")
 
     @property
     def length_m(self) -> float:
-        return float(sum(f.length_m for f in self.fibers))
+        return float(sum(f.length_m for f in self.fibres))
 
     @property
     def loss_db(self) -> float:
-        return float(sum(e.loss_db if isinstance(e, Fiber) else e.insertion_loss_db for e in self.elements))
+        return float(sum(e.loss_db if isinstance(e, Fibre) else e.insertion_loss_db for e in self.elements))
 
     @property
     def delay_s(self) -> float:
         """Time of flight through the fibre (s)."""
-        return float(sum(f.delay_s for f in self.fibers))
+        return float(sum(f.delay_s for f in self.fibres))
 
     def _reflectors(self) -> list[tuple[float, float]]:
         """(position as cumulative one-way loss in dB, reflectance as a power ratio)."""
@@ -395,7 +405,7 @@ class OpticalPath:
         if self.tx.reflectance_db is not None:
             out.append((0.0, _db_to_lin(self.tx.reflectance_db)))
         for e in self.elements:
-            if isinstance(e, Fiber):
+            if isinstance(e, Fibre):
                 loss += e.loss_db
             else:
                 loss += e.insertion_loss_db / 2
@@ -421,7 +431,7 @@ class OpticalPath:
         h = np.ones(f.shape, dtype=complex)
         if self.tx.bandwidth_hz is not None:
             h *= bessel_thomson(f, self.tx.bandwidth_hz)
-        for fib in self.fibers:
+        for fib in self.fibres:
             h *= fib.transfer(f, self.tx.wavelength_m, self.tx.spectral_width_rms_m)
         h *= bessel_thomson(f, self.rx.bandwidth_hz)
         return h
@@ -480,3 +490,7 @@ class OpticalPath:
         return {"name": self.name, "tx": self.tx.to_dict(), "rx": self.rx.to_dict(),
                 "elements": [dict(e.to_dict(), type=type(e).__name__) for e in self.elements],
                 "loss_db": self.loss_db, "delay_s": self.delay_s, "length_m": self.length_m}
+
+
+#: ``Fiber``: the deprecated spelling of :class:`Fibre` (warns; the same class).
+__getattr__ = module_getattr(__name__, {"Fiber": "Fibre"})

@@ -47,7 +47,7 @@ from scipy import optimize, special
 from . import _validate as check
 from .errors import ChannelError
 from .optical import (
-    Fiber,
+    Fibre,
     OpticalConnector,
     OpticalPath,
     OpticalReceiver,
@@ -142,7 +142,7 @@ def _solve_tx_bandwidth(path: OpticalPath, baud: float, tdecq_db: float) -> floa
 
 def _span(length_m: float, connectors: int, loss_db: float | None, reflectance_db: float) -> tuple:
     """The fibre and connectors; with ``loss_db`` the connectors share what the fibre leaves of it."""
-    fib = Fiber.smf(check.number(length_m, "length_m", nonneg=True, hi=1e5))
+    fib = Fibre.smf(check.number(length_m, "length_m", nonneg=True, hi=1e5))
     n = int(check.number(connectors, "connectors", nonneg=True, hi=16))
     il = 0.5 if loss_db is None or n == 0 else max(0.0, (loss_db - fib.loss_db) / n)
     return fib, n, OpticalConnector(il, reflectance_db)

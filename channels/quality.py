@@ -153,7 +153,7 @@ def _causality_pct(s: np.ndarray) -> float:
     with np.errstate(invalid="ignore", divide="ignore"):
         cqm = np.where(total > 0, positive / total, 0.0) * 100.0
     # A constant S_ij counts as causal (as in IEEE 370 / scikit-rf); so does one that
-    # is numerically zero (below 1e-9 everywhere: synthesized isolation, whose
+    # is numerically zero (below 1e-9 everywhere: synthesised isolation, whose
     # rounding noise rotates at random and would otherwise read as non-causal).
     constant = (np.ptp(s.real, axis=0) + np.ptp(s.imag, axis=0) == 0) | (np.abs(s).max(axis=0) < 1e-9)
     cqm = np.where(constant, 100.0, cqm)

@@ -62,7 +62,7 @@ def _pulse(path: OpticalPath, baud: float, ref_bw: float | None, spu: int, span:
     h = np.ones(f.shape, dtype=complex)
     if path.tx.bandwidth_hz is not None:
         h *= bessel_thomson(f, path.tx.bandwidth_hz)
-    for fib in path.fibers:
+    for fib in path.fibres:
         h *= fib.transfer(f, path.tx.wavelength_m, path.tx.spectral_width_rms_m)
     if ref_bw is not None:
         h *= bessel_thomson(f, ref_bw)

@@ -59,20 +59,20 @@ def test_connect_s_exact_cases():
 
 
 @pytest.mark.parametrize("ports", [2, 4])
-def test_renormalize_s_is_scikit_rf(ports):
+def test_renormalise_s_is_scikit_rf(ports):
     rng = np.random.default_rng(10 + ports)
     s = random_network(rng, ports).s
     z_old = rng.uniform(20, 120, ports)
     z_new = rng.uniform(20, 120, ports)
-    close(cc.renormalize_s(s, z_old, z_new), rf.network.renormalize_s(s, z_old, z_new))
+    close(cc.renormalise_s(s, z_old, z_new), rf.network.renormalize_s(s, z_old, z_new))
     # per-frequency references, and back again
     z_f = np.outer(np.linspace(1, 1.2, F.size), z_new)
-    there = cc.renormalize_s(s, z_old, z_f)
+    there = cc.renormalise_s(s, z_old, z_f)
     close(there, rf.network.renormalize_s(s, np.broadcast_to(z_old, z_f.shape), z_f))
-    close(cc.renormalize_s(there, z_f, z_old), s)
+    close(cc.renormalise_s(there, z_f, z_old), s)
 
 
-def test_renormalize_s_exact_at_a_near_through():
+def test_renormalise_s_exact_at_a_near_through():
     """A near-through (``I - S`` nearly singular, where a detour through Z loses digits)
     renormalised from 50 to 100 ohm, against the same in exact rational arithmetic:
     ``Z = 50 (I - S)^-1 (I + S)``, ``S' = (Z - 100) (Z + 100)^-1``."""
@@ -91,7 +91,7 @@ def test_renormalize_s_exact_at_a_near_through():
                                               [[eye[i][j] + q[i][j] for j in range(2)] for i in range(2)])]
     exact = mul([[z[i][j] - 100 * eye[i][j] for j in range(2)] for i in range(2)],
                 inv([[z[i][j] + 100 * eye[i][j] for j in range(2)] for i in range(2)]))
-    out = cc.renormalize_s(s[None].astype(complex), [50.0, 50.0], [100.0, 100.0])[0]
+    out = cc.renormalise_s(s[None].astype(complex), [50.0, 50.0], [100.0, 100.0])[0]
     np.testing.assert_allclose(out.real, np.array(exact, dtype=float), rtol=0, atol=5e-16)
 
 

@@ -1,5 +1,5 @@
 """The engines agree: the link roll-up with COM's equalisation and impairments against COM's
-own margin, on every 802.3ck channel in ../shared/channels and on synthesized cables, and
+own margin, on every 802.3ck channel in ../shared/channels and on synthesised cables, and
 the time-domain simulator against the statistical eye on the roll-up's segments.
 
 COM's ``DER_0`` is a one-sided tail: the probability that the interference at the slicer
@@ -75,7 +75,7 @@ def test_every_shared_ck_channel_evaluates_with_bounded_cost_and_agrees_with_com
 
 
 @pytest.mark.parametrize("length_m", [2.5, 3.5, 4.0, 4.5])
-def test_synthesized_cables_agree_with_com_on_both_sides_of_zero(length_m):
+def test_synthesised_cables_agree_with_com_on_both_sides_of_zero(length_m):
     r = phy.evaluate_link(phy.LinkSpec(channel=_twinax(length_m), lane_rate_bps=212.5e9))
     _check_against_com(r, 212.5e9)
 
@@ -112,7 +112,7 @@ def _simulate_segment(seg, n_ui: int):
     return r, Estimate.of(r.detector_errors, r.n_ui, 0.999)
 
 
-def test_the_simulator_agrees_with_the_roll_up_s_eye_on_a_synthesized_cable():
+def test_the_simulator_agrees_with_the_roll_up_s_eye_on_a_synthesised_cable():
     # 5 m of 26 AWG at 212.5 Gb/s: COM's Rx FFE and impairments, a symbol error ratio of 3e-3
     seg = segments(phy.LinkSpec(channel=_twinax(5.0), lane_rate_bps=212.5e9))[0]
     r, errs = _simulate_segment(seg, 10**6)

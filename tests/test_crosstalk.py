@@ -1,4 +1,4 @@
-"""Crosstalk of synthesized channels against exact coupled-line solutions, and ICN against its formula."""
+"""Crosstalk of synthesised channels against exact coupled-line solutions, and ICN against its formula."""
 
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ def test_next_saturates_at_k_b_on_long_lossy_lines():
     nx_a, _ = closed_form(f, 3.0, k_l, k_c, plain)
     np.testing.assert_allclose(np.abs(nx), (k_l + k_c) / 4, rtol=0.02)
     np.testing.assert_allclose(np.abs(nx_a), (k_l + k_c) / 4, rtol=0.01)
-    # a lossy synthesized line: NEXT at high frequency is K_b, whatever the length
+    # a lossy synthesised line: NEXT at high frequency is K_b, whatever the length
     freq = np.linspace(0, 60e9, 3001)
     c = xt.Coupling(0.02, 0.02)
     for length in (0.5, 1.0):

@@ -36,7 +36,7 @@ from fec.analysis import MAX_CHAIN_STATES, dfe_burst_means, dfe_transitions
 from fec.errors import FecError
 from phy.engines import statistical_eye
 from phy.serdes import Noise, Receiver, Transmitter
-from phy.serdes.equalizers import Dfe
+from phy.serdes.equalisers import Dfe
 
 BAUD, SPU = 53.125e9, 32
 Q = stats.norm.sf

@@ -8,7 +8,7 @@ import phy
 from channels import media
 from phy.errors import ConfigError
 from phy.serdes import prepare_link
-from phy.serdes.impairments import AdcInput, Impairments, adc_top_v, quantize
+from phy.serdes.impairments import AdcInput, Impairments, adc_top_v, quantise
 
 BAUD = 106.25e9
 
@@ -18,11 +18,11 @@ def test_quantisation_noise_is_delta_squared_over_twelve():
     fs, enob = 0.4, 5.0
     step = 2 * fs / 2**enob
     x = rng.uniform(-fs, fs, 400_000)  # a busy signal inside the range
-    e = quantize(x, step, fs) - x
+    e = quantise(x, step, fs) - x
     assert np.max(np.abs(e)) <= step / 2 + 1e-15
     assert np.var(e) == pytest.approx(step**2 / 12, rel=0.01)
     # 2^ENOB levels, mid-rise, and clipping to the outermost one
-    levels = np.unique(quantize(np.linspace(-2 * fs, 2 * fs, 100_001), step, fs))
+    levels = np.unique(quantise(np.linspace(-2 * fs, 2 * fs, 100_001), step, fs))
     assert levels.size == 2**enob
     assert levels.max() == pytest.approx(adc_top_v(step, fs)) == pytest.approx(fs - step / 2)
     assert np.allclose(np.diff(levels), step)

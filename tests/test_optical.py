@@ -10,7 +10,7 @@ import channels
 from channels import ChannelError
 from channels.optical import (
     C0,
-    Fiber,
+    Fibre,
     OpticalConnector,
     OpticalPath,
     OpticalReceiver,
@@ -20,7 +20,7 @@ from channels.optical import (
 
 
 def test_fibre_time_of_flight_and_loss():
-    f = Fiber.smf(2000.0)
+    f = Fibre.smf(2000.0)
     assert f.delay_s == pytest.approx(1.4677 * 2000 / C0, rel=1e-12)
     assert 4.8e-9 < f.delay_s / 2000 < 5.0e-9  # REFERENCES.md: fibre about 4.9 ns/m
     assert f.loss_db == pytest.approx(0.8)
@@ -29,17 +29,17 @@ def test_fibre_time_of_flight_and_loss():
 def test_dispersion_fit_gives_the_textbook_values():
     # G.652 at 1550 nm: about 17 ps/(nm km); zero at lambda0; OM4 at 850 nm about -100
     ps_nm_km = 1e-6
-    smf = Fiber.smf(1.0)
+    smf = Fibre.smf(1.0)
     assert smf.dispersion_s_per_m2(1550e-9) / ps_nm_km == pytest.approx(17.3, abs=0.5)
     assert smf.dispersion_s_per_m2(1312e-9) == pytest.approx(0.0, abs=1e-12)
-    assert Fiber.om4(1.0).dispersion_s_per_m2(850e-9) / ps_nm_km == pytest.approx(-100.9, abs=1.0)
+    assert Fibre.om4(1.0).dispersion_s_per_m2(850e-9) / ps_nm_km == pytest.approx(-100.9, abs=1.0)
 
 
 def test_power_fading_matches_a_field_propagation():
     # an intensity-modulated field through a dispersive fibre, propagated exactly in the
     # frequency domain, detected by |E|^2: the tone's amplitude follows cos(pi lambda^2 D L f^2 / c)
     lam = 1550e-9
-    fib = Fiber.smf(10e3)
+    fib = Fibre.smf(10e3)
     D = fib.dispersion_s_per_m2(lam)
     beta2 = -D * lam**2 / (2 * np.pi * C0)
     n, T = 4096, 1e-9
@@ -56,7 +56,7 @@ def test_power_fading_matches_a_field_propagation():
 
 
 def test_modal_bandwidth_halves_the_power_transfer_at_the_length_scaled_bandwidth():
-    fib = Fiber.om4(100.0)
+    fib = Fibre.om4(100.0)
     b = 4700e6 * 1e3 / 100.0
     assert fib.transfer([b], 850e-9, spectral_width_rms_m=0.0)[0] == pytest.approx(
         0.5 * np.cos(np.pi * (850e-9) ** 2 * fib.dispersion_s_per_m2(850e-9) * 100.0 * b**2 / C0), rel=1e-9)
@@ -71,14 +71,14 @@ def test_bessel_thomson_is_3db_down_at_its_bandwidth():
 def _path(**kw):
     tx = OpticalTransmitter(**kw.pop("tx", {}))
     rx = OpticalReceiver(**kw.pop("rx", {}))
-    return OpticalPath.point_to_point(Fiber.smf(kw.pop("length_m", 500.0)), kw.pop("connectors", 2), tx, rx,
+    return OpticalPath.point_to_point(Fibre.smf(kw.pop("length_m", 500.0)), kw.pop("connectors", 2), tx, rx,
                                       kw.pop("connector", None))
 
 
 def test_mpi_ratio_and_beat_noise_match_a_random_phase_simulation():
     # two connectors at -30 dB with 1 km of fibre between them, no transmitter or receiver reflection
     c = OpticalConnector(0.5, -30.0)
-    path = OpticalPath(OpticalTransmitter(reflectance_db=None), (c, Fiber.smf(1000.0), c),
+    path = OpticalPath(OpticalTransmitter(reflectance_db=None), (c, Fibre.smf(1000.0), c),
                        OpticalReceiver(reflectance_db=None))
     t = 10 ** (-(0.25 + 0.4 + 0.25) / 10)  # one-way transmission between the reflection planes
     eps = 1e-3 * 1e-3 * t**2
@@ -151,13 +151,13 @@ def test_optical_channel_cascades_with_copper():
 @pytest.mark.parametrize(
     "build, match",
     [
-        (lambda: Fiber(-1.0), "length_m"),
+        (lambda: Fibre(-1.0), "length_m"),
         (lambda: OpticalConnector(0.5, 3.0), "reflectance_db"),
         (lambda: OpticalTransmitter(extinction_ratio_db=0.0), "extinction_ratio_db"),
         (lambda: OpticalTransmitter(wavelength_m=1310.0), "wavelength_m"),
         (lambda: OpticalReceiver(responsivity_a_per_w=float("nan")), "responsivity"),
-        (lambda: OpticalPath(elements=("fibre",)), "Fiber or OpticalConnector"),
-        (lambda: OpticalPath.point_to_point(Fiber.smf(1.0), connectors=1.5), "whole number"),
+        (lambda: OpticalPath(elements=("fibre",)), "Fibre or OpticalConnector"),
+        (lambda: OpticalPath.point_to_point(Fibre.smf(1.0), connectors=1.5), "whole number"),
         (lambda: _path().budget(levels=3), "levels"),
     ],
 )

@@ -18,7 +18,7 @@ from channels.feedback import (
     with_reflectance,
 )
 from channels.optical import (
-    Fiber,
+    Fibre,
     OpticalConnector,
     OpticalPath,
     OpticalReceiver,
@@ -27,14 +27,14 @@ from channels.optical import (
 
 
 def _path(n=2, refl=-35.0, **tx):
-    return OpticalPath.point_to_point(Fiber.smf(100.0), n, OpticalTransmitter(**tx),
+    return OpticalPath.point_to_point(Fibre.smf(100.0), n, OpticalTransmitter(**tx),
                                       connector=OpticalConnector(0.5, refl))
 
 
 def test_return_loss_by_hand():
     # one connector right after the laser (half its loss each side), the fibre, the receiver
     tx = OpticalTransmitter(reflectance_db=None)
-    p = OpticalPath((tx), (OpticalConnector(0.5, -30.0), Fiber.smf(1000.0)), OpticalReceiver(reflectance_db=-26.0))
+    p = OpticalPath((tx), (OpticalConnector(0.5, -30.0), Fibre.smf(1000.0)), OpticalReceiver(reflectance_db=-26.0))
     back = 10 ** (-30 / 10) * 10 ** (-2 * 0.25 / 10) + 10 ** (-26 / 10) * 10 ** (-2 * (0.5 + 0.4) / 10)
     assert return_loss_db(p) == pytest.approx(-10 * math.log10(back), rel=1e-12)
     # the laser's own facet is not what it faces
@@ -54,7 +54,7 @@ def test_rin_at_the_regime_boundaries():
 
     def at(fb):
         # a single reflector at the receiver placed to give that feedback
-        p = OpticalPath(tx, (Fiber.smf(1.0),), OpticalReceiver(reflectance_db=fb + back_loss_db(tx) + 2 * 0.0004))
+        p = OpticalPath(tx, (Fibre.smf(1.0),), OpticalReceiver(reflectance_db=fb + back_loss_db(tx) + 2 * 0.0004))
         return p
 
     spec = at(onset - 10.0)
@@ -100,4 +100,4 @@ def test_bad_feedback_input():
     with pytest.raises(ChannelError, match="isolation_db"):
         OpticalTransmitter(isolation_db=-1.0)
     with pytest.raises(ChannelError, match="needs a path with connectors"):
-        reflectance_tolerance_db(OpticalPath(OpticalTransmitter(), (Fiber.smf(10.0),)), 1e-4)
+        reflectance_tolerance_db(OpticalPath(OpticalTransmitter(), (Fibre.smf(10.0),)), 1e-4)

@@ -9,7 +9,7 @@ import phy.serdes.pulse as pl
 from phy.engines import simulate, statistical_eye
 from phy.engines.pmf import discrete_pmf
 from phy.serdes import Jitter, Noise, Receiver, Transmitter
-from phy.serdes.equalizers import Dfe
+from phy.serdes.equalisers import Dfe
 
 
 def test_discrete_pmf_matches_enumeration():

@@ -6,7 +6,7 @@ import pytest
 from scipy import special
 
 from channels import ChannelError
-from channels.optical import Fiber, OpticalPath, OpticalTransmitter
+from channels.optical import Fibre, OpticalPath, OpticalTransmitter
 from channels.tdecq import Q_T, SER_TARGET, _ser, tdecq
 
 BAUD = 53.125e9
@@ -15,7 +15,7 @@ BAUD = 53.125e9
 def _path(bw=None, length=500.0, width=0.0, wavelength=1311e-9):
     tx = OpticalTransmitter(bandwidth_hz=None if bw is None else bw * BAUD, spectral_width_rms_m=width,
                             wavelength_m=wavelength)
-    return OpticalPath.point_to_point(Fiber.smf(length), 2, tx)
+    return OpticalPath.point_to_point(Fibre.smf(length), 2, tx)
 
 
 def test_the_ideal_eye_is_the_reference():

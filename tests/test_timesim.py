@@ -13,7 +13,7 @@ import phy.serdes.pulse as pl
 from phy import ConfigError
 from phy.engines import simulate
 from phy.serdes import Cdr, Jitter, Noise, Receiver, Transmitter
-from phy.serdes.equalizers import Ctle, Dfe, RxFfe, TxFfe
+from phy.serdes.equalisers import Ctle, Dfe, RxFfe, TxFfe
 
 BAUD = 53.125e9
 SPU = 32

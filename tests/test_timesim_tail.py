@@ -12,7 +12,7 @@ from phy import ConfigError
 from phy.engines import simulate
 from phy.engines.timesim.tail import _linearisation
 from phy.serdes import Cdr, Jitter, Noise, Receiver, Transmitter
-from phy.serdes.equalizers import Ctle, Dfe, TxFfe
+from phy.serdes.equalisers import Ctle, Dfe, TxFfe
 
 BAUD = 106.25e9
 UI = 1 / BAUD

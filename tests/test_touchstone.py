@@ -1,4 +1,4 @@
-"""Touchstone import against the real 802.3ck files and synthesized multi-port files."""
+"""Touchstone import against the real 802.3ck files and synthesised multi-port files."""
 
 from __future__ import annotations
 
@@ -138,7 +138,7 @@ def test_file_starting_at_10mhz_is_extrapolated_to_dc_on_request():
     np.testing.assert_allclose(u.sdd21[1:], ch.sdd21, atol=1e-9)
 
 
-# ------------------------------------------------------------------ synthesized files
+# ------------------------------------------------------------------ synthesised files
 def _write(ntwk: rf.Network, path, port_names=None):
     ntwk.write_touchstone(str(path.with_suffix("")), form="ri")
     written = path.with_suffix(f".s{ntwk.nports}p")
@@ -151,7 +151,7 @@ def _write(ntwk: rf.Network, path, port_names=None):
 
 @settings(max_examples=12, deadline=None)
 @given(order=st.sampled_from(sorted(PORT_ORDERS)), length=st.floats(0.02, 0.3))
-def test_auto_detects_every_order_of_a_synthesized_channel(tmp_path_factory, order, length):
+def test_auto_detects_every_order_of_a_synthesised_channel(tmp_path_factory, order, length):
     freq = np.linspace(0, 40e9, 401)
     ch = media.stripline(length, frequency=freq)
     po = PORT_ORDERS[order]

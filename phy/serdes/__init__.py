@@ -3,7 +3,7 @@ and clock recovery, the conditioning of a pulse by its front end, and the prepar
 the one input of every engine (:mod:`phy.engines`).
 
 * :mod:`phy.serdes.signals`: PRBS, Gray PAM4, the 1/(1+D) precoder, PRBS13Q and SSPRQ;
-* :mod:`phy.serdes.equalizers`: Tx FFE, CTLE, Rx FFE, DFE, and the MMSE FFE/DFE solve;
+* :mod:`phy.serdes.equalisers`: Tx FFE, CTLE, Rx FFE, DFE, and the MMSE FFE/DFE solve;
 * :mod:`phy.serdes.noise`: transmitter and receiver noise, and jitter (on edges, or on
   symbols as 802.3 COM models it);
 * :mod:`phy.serdes.transceiver`: :class:`Transmitter`, :class:`Receiver`, :class:`Cdr`;
@@ -28,9 +28,11 @@ The other modules listed above (and ``limits`` and ``_kernels``): they hold what
 re-exported here. Importing them directly still works but is not the interface.
 """
 
+from _linkmodel._renamed import module_getattr
+
 from . import signals
-from .equalizers import Ctle, Dfe, RxFfe, TxFfe, solve_ffe_dfe
-from .impairments import Impairments, quantize
+from .equalisers import Ctle, Dfe, RxFfe, TxFfe, solve_ffe_dfe
+from .impairments import Impairments, quantise
 from .noise import Jitter, Noise, shaped_noise_filter
 from .prepared import PreparedLink, prepare_link, step_from_pulse
 from .transceiver import PATTERNS, Cdr, Receiver, Transmitter, modulation_order, symbol_rate_hz
@@ -50,10 +52,14 @@ __all__ = [
     "TxFfe",
     "modulation_order",
     "prepare_link",
-    "quantize",
+    "quantise",
     "shaped_noise_filter",
     "signals",
     "solve_ffe_dfe",
     "step_from_pulse",
     "symbol_rate_hz",
 ]
+
+#: Deprecated spellings (warn; the same objects): ``quantize`` of :func:`quantise`,
+#: ``equalizers`` of :mod:`phy.serdes.equalisers`.
+__getattr__ = module_getattr(__name__, {"quantize": "quantise", "equalizers": "equalisers"})

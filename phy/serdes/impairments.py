@@ -34,10 +34,12 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy.signal import fftconvolve
 
+from _linkmodel._renamed import module_getattr
+
 from .._validate import integer, number
 from ..errors import ConfigError
 
-__all__ = ["AdcInput", "Impairments", "adc_top_v", "quantize"]
+__all__ = ["AdcInput", "Impairments", "adc_top_v", "quantise"]
 
 
 @dataclass(frozen=True)
@@ -184,9 +186,24 @@ class Impairments:
         return out, w
 
 
-def quantize(v, step_v: float, full_scale_v: float) -> np.ndarray:
+def quantise(v, step_v: float, full_scale_v: float) -> np.ndarray:
     """The ADC: ``v`` (V) on a mid-rise grid of ``step_v``, clipped to the outermost level
-    inside ``+-full_scale_v`` (no quantiser when ``step_v`` is 0)."""
+    inside ``+-full_scale_v`` (no quantiser when ``step_v`` is 0).
+
+    Parameters
+    ----------
+    v : array_like
+        Sampled voltages (V).
+    step_v : float
+        The ADC's step (V); 0 or less passes ``v`` through unquantised.
+    full_scale_v : float
+        Half the ADC's range (V): the output stays within the outermost level inside it.
+
+    Returns
+    -------
+    numpy.ndarray
+        The quantised voltages (V), a new array of ``v``'s shape.
+    """
     x = np.asarray(v, dtype=float)
     if step_v <= 0:
         return x.copy()
@@ -271,3 +288,7 @@ class AdcInput:
             out += float(np.sum(self.probs * ((d * d + s * s) * ndtr(z) + d * s * np.exp(-0.5 * z * z)
                                               / np.sqrt(2 * np.pi))))
         return out
+
+
+#: ``quantize``: the deprecated spelling of :func:`quantise` (warns; the same function).
+__getattr__ = module_getattr(__name__, {"quantize": "quantise"})

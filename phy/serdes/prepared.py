@@ -30,7 +30,7 @@ import channels
 from .._validate import integer, number
 from ..errors import ConfigError
 from . import pulse as pl
-from .equalizers import solve_ffe_dfe
+from .equalisers import solve_ffe_dfe
 from .impairments import AdcInput, Impairments, adc_top_v
 from .limits import MAX_PULSE_PEAK, MAX_SLICER_V, check_pulse
 from .noise import Noise, shaped_noise_filter

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._validate import integer, number
 from ..errors import ConfigError
-from .equalizers import Ctle, Dfe, RxFfe, TxFfe
+from .equalisers import Ctle, Dfe, RxFfe, TxFfe
 from .impairments import Impairments
 from .signals import pam_levels
 

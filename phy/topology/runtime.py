@@ -144,7 +144,7 @@ class Runtime:
     @classmethod
     def trtllm(cls, cuda_graphs: bool = True) -> Runtime:
         """TensorRT-LLM's decode (the default). A dense Llama layer launches 7 kernels:
-        fused RMSNorm+quantize, QKV GEMM, RoPE and KV-cache write, attention, O GEMM,
+        fused RMSNorm+quantise, QKV GEMM, RoPE and KV-cache write, attention, O GEMM,
         gate-up GEMM with SwiGLU fused, down GEMM (its FP8 fused gated-MLP plugin; the
         all-reduce fuses the residual add and the next norm). A DeepSeek MoE layer
         launches 13 (the TensorRT-LLM DeepSeek-R1 min-latency blog's module list: fused A
@@ -178,7 +178,7 @@ class Runtime:
         dense costs of :meth:`vllm` (its layers are vLLM's), 22 kernels per MoE layer
         (MLA: 2 GEMMs and a norm for q, 1 GEMM and a norm for the latent, 2 absorbed BMMs,
         RoPE, attention, O GEMM; MoE: router GEMM, grouped top-k, token alignment, 2
-        per-token-group FP8 quantizations, 2 fused-MoE GEMMs, SiLU-and-multiply, sum,
+        per-token-group FP8 quantisations, 2 fused-MoE GEMMs, SiLU-and-multiply, sum,
         shared expert's 2 GEMMs and activation), and ``moe_expert_s`` fitted to SGLang's
         own batch-1 measurement (PR 2643)."""
         c = FITTED_COEFFICIENTS

@@ -20,7 +20,7 @@ import numpy as np
 
 import channels
 from channels import media
-from channels.cascading import cascade_s, renormalize_s
+from channels.cascading import cascade_s, renormalise_s
 from channels.grid import estimate_delay, fit_loss_trend, resample_response
 
 from .params import ComParams
@@ -98,12 +98,12 @@ def terminated_transfer(ch: channels.Channel, f_new: np.ndarray, p: ComParams, k
             h = 0.5 * (s21[:, 0, 0] - s21[:, 0, 1] - s21[:, 1, 0] + s21[:, 1, 1])
         else:  # media.terminate: R_d on every leg
             s, z0 = cascade_s(*parts)
-            h = _sdd21(renormalize_s(s, z0, np.full(4, p.r_d)))
+            h = _sdd21(renormalise_s(s, z0, np.full(4, p.r_d)))
         return resample_response(f, h, f_new, estimate_delay(f, h), fit_loss_trend(f, h))
     s, z0 = cascade_s(*parts)
     zi, zo = float(z0[0, 0]), float(z0[0, 1])
     if not np.allclose((zi, zo), 2 * p.r_d):
-        s = renormalize_s(s, z0, np.full(2, 2 * p.r_d))
+        s = renormalise_s(s, z0, np.full(2, 2 * p.r_d))
         zi = zo = 2 * p.r_d
     sdd21 = s[:, 1, 0]
     return resample_response(f, sdd21 * np.sqrt(zo / zi), f_new, estimate_delay(f, sdd21), fit_loss_trend(f, sdd21))
