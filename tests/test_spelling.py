@@ -176,14 +176,6 @@ ALIASES = {
     ("channels.optical", "fibers"),                   # OpticalPath.fibers
 }
 
-#: Not this part's to rename: the spelling of the TOML key ``link.equalization`` (the
-#: input layer, reworked in another part of issue 34), in the modules that read it.
-TOML_KEY = {
-    ("phy.cli.rack", "DEFAULT_EQUALIZATION"),
-    ("phy.cli.runs", "equalization"),
-}
-
-
 def _names(tree: ast.AST):
     """(name, kind) of every function, class, argument, class attribute and module
     constant a module defines."""
@@ -243,6 +235,6 @@ def test_the_walk_sees_the_new_names():
 
 
 def test_no_american_spelling_in_the_projects_names():
-    bad = {k: v for k, v in american(identifiers()).items() if k not in ALIASES | TOML_KEY}
+    bad = {k: v for k, v in american(identifiers()).items() if k not in ALIASES}
     assert not bad, "American spellings (use the British one, keep the old as a deprecated alias): " + ", ".join(
         f"{m}: {n} ({kind})" for (m, n), kind in sorted(bad.items()))

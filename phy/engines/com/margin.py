@@ -134,7 +134,7 @@ class MarginResult:
         fb = p["baud_hz"]
         taps = [t for t in self.tx_ffe]
         tx = Transmitter("pam4" if p["levels"] == 4 else "nrz", swing_v=p["a_v"], level_mismatch=p["r_lm"],
-                         rise_time_s=p["t_r_s"], ffe=TxFfe(tuple(taps), main=3, normalize=False))
+                         rise_time_s=p["t_r_s"], ffe=TxFfe(tuple(taps), main=3, normalise=False))
         ctle = Ctle(self.g_dc_db, p["ctle_fz"] * fb, p["ctle_fp1"] * fb, p["ctle_fp2"] * fb, self.g_dc2_db,
                     p["ctle_flf"] * fb)
         lim = np.maximum(np.abs(p["dfe_max"]), np.abs(p["dfe_min"]))
