@@ -15,9 +15,10 @@ import numpy as np
 
 from .._validate import integer, number
 from ..errors import ConfigError
-from .builders import _links, _row_x, scale_up_copper
+from .builders import scale_up_copper
 from .fabric import RACK_UNIT_M, SwitchTier, Topology, check_size
 from .parts import SWITCH_J_PER_BIT, Accelerator, LinkClass, SwitchAsic
+from .wiring import concat_links, row_x_m
 
 __all__ = ["cross_rack_m", "scale_out", "single_tier", "two_tier", "y_sw_of"]
 
@@ -134,7 +135,7 @@ def two_tier(n_racks: int = 8, link_class: LinkClass | None = None, uplink_class
     # level 1: every L1 ASIC's up ports spread over the L2 ASICs
     s1 = np.repeat(np.arange(n_l1), up)
     s2 = np.arange(uplinks) % n_l2
-    x = _row_x(nr + spine_racks, pitch)
+    x = row_x_m(nr + spine_racks, pitch)
     mid = nr // 2
     x_gpu_rack = np.concatenate([x[:mid], x[mid + spine_racks:]])
     x_spine = x[mid:mid + spine_racks]
@@ -146,7 +147,7 @@ def two_tier(n_racks: int = 8, link_class: LinkClass | None = None, uplink_class
         y2 = y_sw_of(s2 % 18, trays)
         len1 = cross_rack_m(dx, y1, y2, pitch, number(rack_height_m, "rack_height_m", positive=True),
                             number(rise_m, "rise_m", nonneg=True), run)
-    src, dst, L, c, lv = _links((g, n + l1, len0, np.zeros(g.size), np.zeros(g.size)),
+    src, dst, L, c, lv = concat_links((g, n + l1, len0, np.zeros(g.size), np.zeros(g.size)),
                                 (n + s1, n + n_l1 + s2, len1, np.ones(s1.size), np.ones(s1.size)))
     tiers = (SwitchTier("l1", sw, n_l1), SwitchTier("l2", sw, n_l2))
     return Topology(name or f"two_tier_{n}", acc, n, tiers, (lc, uc), src, dst, L, c, lv,
@@ -210,13 +211,13 @@ def single_tier(n_accelerators: int, link_class: LinkClass | None = None, *, acc
     check_size(name or "single_tier", n * k, n + k + racks)
     lc = link_class or scale_up_copper()
     acc = accelerator or Accelerator.gb200()
-    x = _row_x(racks + 1, number(rack_pitch_m, "rack_pitch_m", positive=True))
+    x = row_x_m(racks + 1, number(rack_pitch_m, "rack_pitch_m", positive=True))
     mid = racks // 2
     x_acc = np.concatenate([x[:mid], x[mid + 1:]])
     g = np.repeat(np.arange(n), k)
     s = np.tile(np.arange(k), n)
     length = np.abs(x_acc[g // apr] - x[mid]) + number(overhead_m, "overhead_m", nonneg=True)
-    src, dst, L, c, lv = _links((g, n + s, length, np.zeros(g.size), np.zeros(g.size)))
+    src, dst, L, c, lv = concat_links((g, n + s, length, np.zeros(g.size), np.zeros(g.size)))
     return Topology(name or f"single_tier_{n}", acc, n, (SwitchTier("switch", sw, k),), (lc,), src, dst, L, c, lv,
                     {"local": ((0, 0), (0,)), "remote": ((0, 0), (0,))},
                     (f"{n} accelerators in {racks} racks, {k} switches of {sw.radix} ports",),
@@ -278,7 +279,7 @@ def scale_out(n_accelerators: int, link_class: LinkClass | None = None, *, accel
     check_size(name or "scale_out", links, n + leaves + above + racks)
     pitch = number(rack_pitch_m, "rack_pitch_m", positive=True)
     over = number(overhead_m, "overhead_m", nonneg=True)
-    x = _row_x(racks, pitch)
+    x = row_x_m(racks, pitch)
     g = np.repeat(np.arange(n), k)
     leaf = np.arange(ends) // half
     len0 = np.full(ends, 3.0)  # NIC to the top-of-rack leaf: a 3 m run
@@ -315,7 +316,7 @@ def scale_out(n_accelerators: int, link_class: LinkClass | None = None, *, accel
         blocks.append((n + leaves + s2, n + leaves + aggs + c_of, len2, np.zeros(s2.size), np.full(s2.size, 2)))
         tiers += [SwitchTier("aggregation", sw, aggs), SwitchTier("core", sw, cores)]
         paths["remote"] = ((0, 1, 2, 2, 1, 0), (0, 1, 2, 1, 0))
-    src, dst, L, c, lv = _links(*blocks)
+    src, dst, L, c, lv = concat_links(*blocks)
     # leaves in their racks; the tiers above in one network rack past the row
     above = sum(t.count for t in tiers[1:])
     rack_of = np.concatenate([np.arange(n) // apr, np.minimum((np.arange(leaves) * half // k) // apr, racks - 1),

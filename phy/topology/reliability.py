@@ -39,7 +39,8 @@ import numpy as np
 from .._validate import integer
 from ..errors import ConfigError
 from .fabric import Topology
-from .fit_rates import HANDBOOK, HOURS_PER_DAY, OPTICAL_FIELD_FACTOR, PI_K, FitRates, per_link_units
+from .field_data import HOURS_PER_DAY
+from .fit_rates import HANDBOOK, OPTICAL_FIELD_FACTOR, PI_K, FitRates, per_link_units
 from .parts import LinkClass
 
 __all__ = ["COMPONENTS", "PI_K", "FitRates", "ReliabilityReport", "component_counts", "fabric_reliability"]
@@ -221,12 +222,12 @@ class ReliabilityReport:
     notes: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        from ..link.report import _plain
+        from ..link.report import plain_json
 
         d = {k: getattr(self, k) for k in self.__dataclass_fields__}
         d["fits"] = self.fits.to_dict()
         d["mtbf_hours"] = None if math.isinf(self.mtbf_hours) else self.mtbf_hours
-        return _plain(d)
+        return plain_json(d)
 
 
 def fabric_reliability(topo: Topology, report=None, fits: FitRates | None = None, *,
