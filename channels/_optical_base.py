@@ -9,14 +9,16 @@ from dataclasses import asdict, dataclass
 
 from . import _validate as check
 
-__all__ = ["OpticalConnector"]
+__all__ = ["OpticalConnector", "db_to_lin", "dbm_to_w"]
 
 
-def _db_to_lin(db: float) -> float:
+def db_to_lin(db: float) -> float:
+    """A power ratio in dB as a linear ratio."""
     return 10.0 ** (db / 10.0)
 
 
-def _dbm_to_w(dbm: float) -> float:
+def dbm_to_w(dbm: float) -> float:
+    """A power in dBm in W."""
     return 1e-3 * 10.0 ** (dbm / 10.0)
 
 

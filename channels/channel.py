@@ -13,7 +13,7 @@ receiver.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 import skrf as rf
@@ -21,20 +21,13 @@ import skrf as rf
 from . import _validate as check
 from .cascading import cascade_pair
 from .errors import ChannelError
-from .grid import (
-    GridInfo,
-    check_pulse_grid,
-    check_transmits,
-    estimate_delay,
-    fit_loss_trend,
-    resample_response,
-    uniform_frequencies,
-)
-from .ild import ILDResult, insertion_loss_deviation
+from .channel_figures import ChannelFigures
+from .channel_time import ChannelTimeDomain
+from .grid import GridInfo, resample_response, uniform_frequencies
+from .ild import ILDResult
 from .mixed_mode import mixed_mode_to_se, se_to_mixed_mode
 from .ports import PortOrder, detect_port_order, port_order
 from .quality import QualityReport, check_quality, enforce_passivity
-from .response import PulseResponse, StepResponse, check_filters, filter_response
 
 __all__ = ["Channel", "ILDResult", "cascade"]
 
@@ -43,7 +36,7 @@ _KINDS = ("through", "next", "fext")
 _MM_INDEX = {"d1": 0, "d2": 1, "c1": 2, "c2": 3}
 
 
-class Channel:
+class Channel(ChannelFigures, ChannelTimeDomain):
     """A differential channel: a mixed-mode scikit-rf network with crosstalk attached.
 
     Build one with :func:`channels.load`, the builders of :mod:`channels.media`,
@@ -51,7 +44,9 @@ class Channel:
     :meth:`from_mixed_mode` and :meth:`from_differential`.
 
     All frequencies are in Hz, times in s, impedances in ohm; ``*_db`` values are
-    positive losses in dB.
+    positive losses in dB. The loss figures and summary come from
+    :class:`~channels.channel_figures.ChannelFigures`, the pulse and step responses
+    from :class:`~channels.channel_time.ChannelTimeDomain`.
     """
 
     def __init__(
@@ -252,82 +247,6 @@ class Channel:
         zi, zo = self.reference_impedance_ohm
         return self.sdd21 * np.sqrt(zo / zi)
 
-    # ------------------------------------------------------------------ loss figures
-    def _interp_db(self, values: np.ndarray, f_hz, what: str) -> np.ndarray:
-        db = -20 * np.log10(np.maximum(np.abs(values), 1e-300))
-        if f_hz is None:
-            return db
-        f = check.frequencies(f_hz)
-        lo, hi = self.f[0], self.f[-1]
-        if np.any(f < lo * (1 - 1e-12)) or np.any(f > hi * (1 + 1e-12)):
-            raise ChannelError(
-                f"{self.name}: {what} asked at {f.min():.6g}..{f.max():.6g} Hz, outside the data "
-                f"({lo:.6g}..{hi:.6g} Hz); use .uniform() to extrapolate deliberately"
-            )
-        out = np.interp(f, self.f, db)
-        return out if np.ndim(f_hz) else out[0]
-
-    def insertion_loss_db(self, f_hz=None):
-        """Differential insertion loss ``-20 log10 |Sdd21|`` (dB) at ``f_hz`` (default: every point).
-
-        Between points the dB values are interpolated linearly.
-        """
-        return self._interp_db(self.sdd21, f_hz, "insertion loss")
-
-    def return_loss_db(self, f_hz=None, port: int = 1):
-        """Differential return loss ``-20 log10 |Sddii|`` (dB) at port 1 (input) or 2 (output)."""
-        if port not in (1, 2):
-            raise ChannelError(f"port must be 1 or 2, got {port!r}")
-        return self._interp_db(self.sdd11 if port == 1 else self.sdd22, f_hz, "return loss")
-
-    def group_delay_s(self, f_hz=None):
-        """Group delay of Sdd21, ``-d(phase)/d(omega)`` (s). Meaningless where |Sdd21| is
-        at the noise floor."""
-        ph = np.unwrap(np.angle(self.sdd21))
-        gd = -np.gradient(ph, 2 * np.pi * self.f)
-        if f_hz is None:
-            return gd
-        f = check.frequencies(f_hz)
-        out = np.interp(f, self.f, gd)
-        return out if np.ndim(f_hz) else out[0]
-
-    @cached_property
-    def delay_s(self) -> float:
-        """Propagation delay (s) from the phase slope of the through (see
-        :func:`channels.grid.estimate_delay`); an aggressor reports its victim's."""
-        if self._reference is not None:
-            return self._reference.delay_s
-        return estimate_delay(self.f, self.sdd21)
-
-    @cached_property
-    def loss_trend_db(self) -> tuple[float, float]:
-        """``(a1, a2)`` of the through's loss trend ``a1 sqrt(f) + a2 f`` (dB, f in Hz), used
-        to extend responses above the last frequency; an aggressor uses its victim's."""
-        if self._reference is not None:
-            return self._reference.loss_trend_db
-        return fit_loss_trend(self.f, self.sdd21)
-
-    def ild(
-        self,
-        baud_hz: float | None = None,
-        f_min_hz: float | None = None,
-        f_max_hz: float | None = None,
-        tt_s: float = 9.6e-12,
-    ) -> ILDResult:
-        """Insertion-loss deviation against the IEEE 802.3 fitted insertion loss.
-
-        Parameters
-        ----------
-        baud_hz : float, optional
-            Signalling rate; when given the fit runs up to ``f_max = baud_hz`` (as the
-            IEEE COM code does) and FOM_ILD is computed.
-        f_min_hz, f_max_hz : float, optional
-            Fit band (default: the first non-zero point, and ``baud_hz`` or the last point).
-        tt_s : float
-            Rise time ``T_t`` of the FOM_ILD Tx filter (s).
-        """
-        return insertion_loss_deviation(self.f, self.sdd21, self.name, baud_hz, f_min_hz, f_max_hz, tt_s)
-
     # ------------------------------------------------------------------ quality
     @cached_property
     def quality(self) -> QualityReport:
@@ -453,179 +372,12 @@ class Channel:
         """The same network labelled as a ``"through"``, ``"next"`` or ``"fext"`` channel."""
         return self._replace(kind=kind, aggressors=() if kind != "through" else self._aggressors)
 
-    # ------------------------------------------------------------------ time domain
-    def _spectrum(self, values: np.ndarray, f_new: np.ndarray) -> np.ndarray:
-        return resample_response(self.f, values, f_new, self.delay_s, self.loss_trend_db, self.name)
-
-    def pulse_response(
-        self,
-        baud_hz: float,
-        samples_per_ui: int = 32,
-        *,
-        rise_time_s: float | None = None,
-        rx_bandwidth_hz: float | None = None,
-        rx_filter_order: int = 4,
-        n_ui: int | None = None,
-        require_nyquist: bool = True,
-    ) -> PulseResponse:
-        """Response to one unit symbol, with the aggressors' on the same time axis.
-
-        Parameters
-        ----------
-        baud_hz : float
-            Symbol rate (Bd); the UI is ``1 / baud_hz``.
-        samples_per_ui : int
-            Samples per UI (2 to 1024).
-        rise_time_s : float, optional
-            20-80 % rise time of a Gaussian Tx filter (IEEE 802.3 93A-46).
-        rx_bandwidth_hz : float, optional
-            -3 dB frequency of a Butterworth Rx filter (93A-20 uses 4th order at 0.75 baud).
-        rx_filter_order : int
-            Order of that Butterworth.
-        n_ui : int, optional
-            Record length in UI (default: a power of two covering three times the delay,
-            where the first echo of the two ends arrives, plus 200 UI; at least 256).
-        require_nyquist : bool
-            Refuse (default) when the data stop below the Nyquist frequency ``baud / 2``.
-
-        Raises
-        ------
-        ChannelError
-            Bad parameters, or a grid that cannot give the response
-            (:func:`channels.grid.check_pulse_grid`): fewer than 16 points, data that stop
-            below Nyquist (below a quarter of it with ``require_nyquist=False``), or a
-            frequency step too coarse: the data's time span ``1 / df`` (``df`` the largest
-            step up to Nyquist) must hold the delay plus 64 UI, and 256 UI. (A delay longer
-            than ``1 / (2 df)`` aliases in the data themselves and cannot be seen in them;
-            the 256 UI floor refuses the grids where that is likely.) A through that
-            transmits nothing (:func:`channels.grid.check_transmits`).
-        """
-        baud = check.number(baud_hz, "baud_hz", positive=True)
-        if not isinstance(samples_per_ui, (int, np.integer)) or not 2 <= samples_per_ui <= 1024:
-            raise ChannelError(f"samples_per_ui must be an integer from 2 to 1024, got {samples_per_ui!r}")
-        check_filters(rise_time_s, rx_bandwidth_hz, rx_filter_order)
-        if self.kind == "through":
-            check_transmits(self.sdd21, self.name)
-        tau = self.delay_s
-        check_pulse_grid(self.f, baud, tau, self.name, require_nyquist=require_nyquist,
-                         f_data_max_hz=self.grid.source_f_max_hz if self.grid else None)
-        spu = int(samples_per_ui)
-        need_ui = max(tau * baud + 64, 256)
-        if n_ui is None:  # room for the triple-transit echo (3 delays) and 200 UI of tail
-            n_ui = max(256, 1 << int(np.ceil(np.log2(3 * tau * baud + 200))))
-        elif isinstance(n_ui, bool) or not isinstance(n_ui, (int, np.integer)) or n_ui < need_ui:
-            raise ChannelError(
-                f"n_ui must be an integer >= {int(np.ceil(need_ui))} (delay + 64 UI, at least 256), got {n_ui!r}"
-            )
-        n_fft = int(n_ui) * spu
-        dt = 1.0 / (baud * spu)
-        fgrid = np.fft.rfftfreq(n_fft, dt)
-        rect = np.zeros(n_fft)
-        rect[:spu] = 1.0
-        shaping = np.fft.rfft(rect) * filter_response(fgrid, rise_time_s, rx_bandwidth_hz, rx_filter_order)
-        n_roll = min(8, int(n_ui) // 16) * spu
-        info = self._grid_info(fgrid)
-
-        def one(ch: Channel, kind: str) -> PulseResponse:
-            y = np.fft.irfft(ch._spectrum(ch.voltage_transfer(), fgrid) * shaping, n_fft)
-            y = np.roll(y, n_roll)
-            main = int(np.argmax(y)) if kind == "through" else int(np.argmax(np.abs(y)))
-            return PulseResponse(y, dt, baud, spu, -n_roll * dt, main, ch.name, kind, info)
-
-        aggs = tuple(one(a, a.kind) for a in self._aggressors)
-        victim = one(self, self.kind)
-        return PulseResponse(
-            victim.samples, dt, baud, spu, victim.t0_s, victim.main_index, self.name, self.kind, info, aggs
-        )
-
-    def step_response(
-        self,
-        parameter: str = "sdd21",
-        *,
-        dt_s: float = 1e-12,
-        duration_s: float | None = None,
-        rise_time_s: float | None = None,
-    ) -> StepResponse:
-        """Response of a mixed-mode parameter to a unit step (``"sdd11"`` gives a TDR).
-
-        Parameters
-        ----------
-        parameter : str
-            ``"sdd21"``, ``"sdd11"``, ``"sdd22"``, ``"scd21"``...
-        dt_s : float
-            Sample spacing (s); the grid reaches ``1 / (2 dt)``.
-        duration_s : float, optional
-            Record length (s), the first sixteenth of it before the step; default 1.25x
-            the round-trip delay plus 2 ns.
-        rise_time_s : float, optional
-            20-80 % rise time of a Gaussian filter on the step.
-        """
-        dt = check.number(dt_s, "dt_s", positive=True)
-        check_filters(rise_time_s, None, 4)
-        values = self.parameter(parameter)
-        zref = self.reference_impedance_ohm[0 if parameter[-1] == "1" else 1]
-        if duration_s is None:
-            duration_s = 2.5 * self.delay_s + 2e-9
-        duration_s = check.number(duration_s, "duration_s", positive=True)
-        n = int(np.ceil(duration_s / dt))
-        n += n % 2
-        step = float(np.median(np.diff(self.f)))
-        if 1.0 / step < duration_s:
-            raise ChannelError(
-                f"{self.name}: frequency step {step / 1e6:.4g} MHz spans only {1e9 / step:.4g} ns, "
-                f"shorter than the requested {duration_s * 1e9:.4g} ns"
-            )
-        fgrid = np.fft.rfftfreq(n, dt)
-        h = self._spectrum(values, fgrid) * filter_response(fgrid, rise_time_s, None, 4)
-        n_roll = n // 16  # a pre-roll, so that a filtered (non-causal) edge starts from zero
-        impulse = np.roll(np.fft.irfft(h, n), n_roll)
-        return StepResponse(np.cumsum(impulse), dt, -n_roll * dt, parameter.lower(), zref, self._grid_info(fgrid))
-
-    # ------------------------------------------------------------------ reporting
-    def summary(self, bauds_hz: Iterable[float] = (53.125e9, 106.25e9)) -> dict:
-        """Headline figures: band, delay, loss and return loss at each Nyquist, quality."""
-        f_hi = self.f[-1]
-        rows = []
-        for b in bauds_hz:
-            nyq = b / 2
-            inside = self.f[0] <= nyq <= f_hi
-            rows.append(
-                {
-                    "baud_hz": float(b),
-                    "nyquist_hz": float(nyq),
-                    "insertion_loss_db": float(self.insertion_loss_db(nyq)) if inside else None,
-                    "return_loss_db": float(self.return_loss_db(nyq)) if inside else None,
-                }
-            )
-        q = self.quality
-        return {
-            "name": self.name,
-            "kind": self.kind,
-            "source": self.source,
-            "ports": self.nports,
-            "points": int(self.f.size),
-            "f_min_hz": float(self.f[0]),
-            "f_max_hz": float(f_hi),
-            "port_order": self.port_order.to_dict() if self.port_order else None,
-            "delay_s": self.delay_s,
-            "nyquist": rows,
-            "quality": q.to_dict(),
-            "quality_problems": q.problems(),
-            "aggressors": [{"name": a.name, "kind": a.kind} for a in self._aggressors],
-            "grid": self.grid.to_dict() if self.grid else None,
-        }
-
-    def to_dict(self) -> dict:
-        """Plain-JSON description (the :meth:`summary`)."""
-        return self.summary()
-
     def __repr__(self) -> str:
         mode = "4-port mixed-mode" if self._se is not None else "differential-only"
         return (
             f"Channel({self.name!r}, {mode}, {self.f[0] / 1e9:.4g}-{self.f[-1] / 1e9:.4g} GHz, "
             f"{self.f.size} points, {len(self._aggressors)} aggressors)"
         )
-
 
 
 def cascade(*parts: Channel, grid: str | np.ndarray | None = None) -> Channel:

@@ -29,7 +29,7 @@ import numpy as np
 
 from . import _validate as check
 from .errors import ChannelError
-from ._optical_base import OpticalConnector, _db_to_lin
+from ._optical_base import OpticalConnector, db_to_lin
 
 if TYPE_CHECKING:  # channels.optical imports this module (OpticalPath.budget's RIN)
     from .optical import OpticalPath, OpticalTransmitter
@@ -53,7 +53,7 @@ def back_loss_db(tx: OpticalTransmitter) -> float:
 def return_loss_db(path: OpticalPath) -> float:
     """The optical return loss the laser faces (dB); infinite with no reflector past it."""
     refl = path._reflectors()[1 if path.tx.reflectance_db is not None else 0:]  # not the laser's own facet
-    back = sum(r * _db_to_lin(-2 * pos) for pos, r in refl)
+    back = sum(r * db_to_lin(-2 * pos) for pos, r in refl)
     return float(-10 * np.log10(back)) if back > 0 else float("inf")
 
 
@@ -75,10 +75,10 @@ def laser_rin_db_per_hz(path: OpticalPath) -> float:
     tx = path.tx
     if tx.rin_orl_db is None:
         return tx.rin_db_per_hz
-    fc = _db_to_lin(tx.coherence_collapse_db)
+    fc = db_to_lin(tx.coherence_collapse_db)
 
     def growth(f_db: float) -> float:
-        return float(10 * np.log10(1 + (_db_to_lin(f_db) / fc) ** 2))
+        return float(10 * np.log10(1 + (db_to_lin(f_db) / fc) ** 2))
 
     spec = -tx.rin_orl_db - back_loss_db(tx)
     return tx.rin_db_per_hz + max(0.0, growth(feedback_db(path)) - growth(spec))

@@ -67,7 +67,7 @@ from _linkmodel._renamed import module_getattr, renamed_keyword, renamed_propert
 
 from . import _validate as check
 from .channel import Channel
-from ._optical_base import OpticalConnector, _db_to_lin, _dbm_to_w
+from ._optical_base import OpticalConnector, db_to_lin, dbm_to_w
 from .errors import ChannelError
 
 __all__ = [
@@ -242,11 +242,11 @@ class OpticalTransmitter:
 
     @property
     def oma_w(self) -> float:
-        return _dbm_to_w(self.oma_outer_dbm)
+        return dbm_to_w(self.oma_outer_dbm)
 
     def levels_w(self, levels: int = 4) -> np.ndarray:
         """Launched power of each level (W), lowest first."""
-        er = _db_to_lin(self.extinction_ratio_db)
+        er = db_to_lin(self.extinction_ratio_db)
         p0 = self.oma_w / (er - 1.0)
         return p0 + self.oma_w * np.arange(levels) / (levels - 1)
 
@@ -403,16 +403,16 @@ class OpticalPath:
         out = []
         loss = 0.0
         if self.tx.reflectance_db is not None:
-            out.append((0.0, _db_to_lin(self.tx.reflectance_db)))
+            out.append((0.0, db_to_lin(self.tx.reflectance_db)))
         for e in self.elements:
             if isinstance(e, Fibre):
                 loss += e.loss_db
             else:
                 loss += e.insertion_loss_db / 2
-                out.append((loss, _db_to_lin(e.reflectance_db)))
+                out.append((loss, db_to_lin(e.reflectance_db)))
                 loss += e.insertion_loss_db / 2
         if self.rx.reflectance_db is not None:
-            out.append((loss, _db_to_lin(self.rx.reflectance_db)))
+            out.append((loss, db_to_lin(self.rx.reflectance_db)))
         return out
 
     def mpi_ratio(self) -> float:
@@ -421,7 +421,7 @@ class OpticalPath:
         eps = 0.0
         for i in range(len(refl)):
             for j in range(i + 1, len(refl)):
-                t = _db_to_lin(-(refl[j][0] - refl[i][0]))
+                t = db_to_lin(-(refl[j][0] - refl[i][0]))
                 eps += refl[i][1] * refl[j][1] * t * t
         return eps
 
@@ -452,7 +452,7 @@ class OpticalPath:
         M = int(levels)
         if M not in (2, 4, 8):
             raise ChannelError(f"levels must be 2, 4 or 8, got {levels!r}")
-        t = _db_to_lin(-self.loss_db)
+        t = db_to_lin(-self.loss_db)
         p = self.tx.levels_w(M) * t
         oma = self.tx.oma_w * t
         R = self.rx.responsivity_a_per_w
@@ -463,7 +463,7 @@ class OpticalPath:
         var_shot = 2 * Q_E * i * bn
         from .feedback import laser_rin_db_per_hz
 
-        var_rin = _db_to_lin(laser_rin_db_per_hz(self)) * (R * oma / 2) ** 2 * bn  # P_OMA: a square wave's power
+        var_rin = db_to_lin(laser_rin_db_per_hz(self)) * (R * oma / 2) ** 2 * bn  # P_OMA: a square wave's power
         var_mpi = 2 * eps * i * float(np.mean(i))
         var = var_th + var_shot + var_rin + var_mpi
         sig = np.sqrt(var)

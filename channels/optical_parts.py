@@ -52,8 +52,8 @@ from .optical import (
     OpticalPath,
     OpticalReceiver,
     OpticalTransmitter,
-    _db_to_lin,
-    _dbm_to_w,
+    db_to_lin,
+    dbm_to_w,
 )
 
 __all__ = ["CORNER", "PART_GRADES", "corner_path", "part_path", "solve_rx_noise", "typical_path"]
@@ -102,7 +102,7 @@ def solve_rx_noise(oma_dbm: float, extinction_ratio_db: float, responsivity_a_pe
     bn = rx.noise_bandwidth_hz
     tx = OpticalTransmitter(oma_dbm, extinction_ratio_db, -300.0, reflectance_db=None)
     i = responsivity_a_per_w * tx.levels_w(4)
-    d = responsivity_a_per_w * _dbm_to_w(oma_dbm) / 6
+    d = responsivity_a_per_w * dbm_to_w(oma_dbm) / 6
 
     def err(log_in: float) -> float:
         sig = np.sqrt(np.exp(log_in) ** 2 * bn + 2 * 1.602176634e-19 * i * bn)
@@ -122,7 +122,7 @@ def _tdecq_with_rin(path: OpticalPath, baud: float) -> float:
     if not math.isfinite(t.tdecq_db):
         return float("inf")
     ref = OpticalReceiver(1.0, 0.0, 0.5 * baud, None).noise_bandwidth_hz
-    rin_rel = math.sqrt(_db_to_lin(path.tx.rin_db_per_hz) * ref) / 2  # rms over the OMA (P_OMA = (OMA/2)^2)
+    rin_rel = math.sqrt(db_to_lin(path.tx.rin_db_per_hz) * ref) / 2  # rms over the OMA (P_OMA = (OMA/2)^2)
     left = t.sigma_g_rel**2 - rin_rel**2
     return float("inf") if left <= 0 else float(10 * math.log10((1 / (6 * Q_T)) / math.sqrt(left)))
 

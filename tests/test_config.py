@@ -40,7 +40,7 @@ def test_the_preset_is_the_kr_receiver_structure_at_the_lanes_baud():
 def test_every_command_takes_the_preset_from_one_place():
     """A sweep point, a rack file's links and the domain trade's candidates: the same SerDes."""
     from phy.cli import rack as rk
-    from phy.topology.domain import _make_candidates
+    from phy.topology.candidates import _make_candidates
 
     want = phy.Serdes.preset(106.25e9, "pam4")
     assert sw.link_spec({"link.equalisation": "preset"}).serdes == want

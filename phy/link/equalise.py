@@ -127,55 +127,93 @@ def _equalised_eye(name: str, ch: channels.Channel, spec: LinkSpec, *, extra_psd
 
 def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float, packages: bool | None,
               input_psd: tuple | None = None) -> Segment:
+    """The steps of :func:`_equalised_eye`: the channel with its packages, the candidate
+    equalisations (COM's and its variants, or the fixed SerDes), the eye of each at its
+    sampling phases, the best by its detector's error ratio, and the segment's notes."""
     s = spec.serdes
     baud = spec.baud_hz
     _check_band(ch, baud, name)
     check_gain(ch, f"{name} {ch.name!r}")  # the packages' cascade would hide an absurd S21 from the eye
     p = s.com_params(baud)
-    notes = []
     use_pkg = s.packages if packages is None else packages
-    full = ch
-    if use_pkg:
-        f = ch.f
-        # the reference packages, remembered by their parameters and grid (every channel of a
-        # sweep on one grid has the same)
-        full = channels.cascade(package(p, f, "tx"), ch, package(p, f, "rx"))
+    full = _with_packages(ch, p) if use_pkg else ch
     com_db = None
     if s.tx is None:
-        if spec.modulation != ("pam4" if p.levels == 4 else "nrz"):
-            p = p.with_(levels=modulation_order(spec.modulation))
-        if extra_psd > 0:  # let the search see the added noise (it is referred to the same input)
-            p = p.with_(eta0_v2_per_hz=p.eta0_v2_per_hz + extra_psd)
-        m = channel_margin(ch, p)
-        com_db = float(m.com_db)
-        tx, rx_com = m.serdes()
-        # the re-adapted candidates solve the fixed Rx FFE taps (MMSE); COM's own candidate
-        # keeps its floating taps (178A.1.8.1), which an unconstrained solve over their whole
-        # span would overstate
-        rx = replace(rx_com, ffe=RxFfe(p.rx_ffe_pre, p.rx_ffe_post) if p.rx_ffe_pre + p.rx_ffe_post
-                     else RxFfe(rx_com.ffe.n_pre, rx_com.ffe.n_post))
-        # COM proposes, the statistical eye decides: COM's ranking without the Rx FFE
-        # can favour a CTLE that costs too much signal when the noise is large; where the
-        # clock recovery locks (COM's cursor, 93A-25's Mueller-Muller point with the first
-        # DFE tap, or the pulse's peak) is tried too
-        flat = replace(rx, ctle=replace(rx.ctle, g_dc_db=0.0, g_dc2_db=0.0)) if rx.ctle is not None else rx
-        bare = replace(tx, ffe=TxFfe())
-        candidates = [(COM_CHOICE, tx, rx_com, (m.cdr(),)), ("COM's Tx FFE and CTLE", tx, rx, SAMPLING_PHASES),
-                      ("COM's Tx FFE, flat CTLE", tx, flat, SAMPLING_PHASES),
-                      ("no Tx FFE, COM's CTLE", bare, rx, SAMPLING_PHASES),
-                      ("no Tx FFE, flat CTLE", bare, flat, SAMPLING_PHASES)]
+        p, com_db, candidates = _com_candidates(ch, p, spec.modulation, extra_psd)
     else:
         candidates = [(preset_label(s), s.tx, s.rx, (s.cdr,) if s.cdr is not None else SAMPLING_PHASES)]
+    noise, jitter = _eye_impairments(s, baud, extra_psd, input_psd)
+    if s.rx_impairments is not None:  # the real receiver, whatever equalisation it runs
+        candidates = [(label, tx, replace(rx, impairments=s.rx_impairments), phases)
+                      for label, tx, rx, phases in candidates]
+    notes = []
+    best, tried, pulse = _best_eye(candidates, full, spec, noise, jitter, notes)
+    der, label, eye, tx, rx, cdr, noise = best
+    if com_db is not None:
+        notes.append(f"COM ({p.name}) {com_db:.2f} dB; equalisation: {label}")
+    sv = eye.sigma_v
+    if jitter.model == "symbol" and sv.get("jitter", 0.0) > np.hypot(sv.get("rx", 0.0), sv.get("tx", 0.0)):
+        notes.append(JITTER_BOUND_NOTE)
+    if use_pkg and s.host_class is not None:
+        notes.append(host_note(s.host_class, baud, bool(p.mlsd)))
+    ref = _reference_der(pulse, baud, tx, rx, noise, jitter, cdr)
+    return Segment(name, full, baud, tx, rx, noise, jitter, eye, float(eye.ser()), der, label, com_db,
+                   float(full.delay_s), tuple(notes), cdr, tuple(tried), ref)
+
+
+def _with_packages(ch: channels.Channel, p) -> channels.Channel:
+    """``ch`` between the reference packages of COM parameters ``p`` (remembered by their
+    parameters and grid: every channel of a sweep on one grid has the same)."""
+    f = ch.f
+    return channels.cascade(package(p, f, "tx"), ch, package(p, f, "rx"))
+
+
+def _com_candidates(ch: channels.Channel, p, modulation: str, extra_psd: float) -> tuple:
+    """COM's search on ``ch`` and the equalisations the eye chooses among: ``(p, COM in dB,
+    [(label, tx, rx, sampling phases)])``, ``p`` the COM parameters as the search ran them."""
+    if modulation != ("pam4" if p.levels == 4 else "nrz"):
+        p = p.with_(levels=modulation_order(modulation))
+    if extra_psd > 0:  # let the search see the added noise (it is referred to the same input)
+        p = p.with_(eta0_v2_per_hz=p.eta0_v2_per_hz + extra_psd)
+    m = channel_margin(ch, p)
+    tx, rx_com = m.serdes()
+    # the re-adapted candidates solve the fixed Rx FFE taps (MMSE); COM's own candidate
+    # keeps its floating taps (178A.1.8.1), which an unconstrained solve over their whole
+    # span would overstate
+    rx = replace(rx_com, ffe=RxFfe(p.rx_ffe_pre, p.rx_ffe_post) if p.rx_ffe_pre + p.rx_ffe_post
+                 else RxFfe(rx_com.ffe.n_pre, rx_com.ffe.n_post))
+    # COM proposes, the statistical eye decides: COM's ranking without the Rx FFE
+    # can favour a CTLE that costs too much signal when the noise is large; where the
+    # clock recovery locks (COM's cursor, 93A-25's Mueller-Muller point with the first
+    # DFE tap, or the pulse's peak) is tried too
+    flat = replace(rx, ctle=replace(rx.ctle, g_dc_db=0.0, g_dc2_db=0.0)) if rx.ctle is not None else rx
+    bare = replace(tx, ffe=TxFfe())
+    candidates = [(COM_CHOICE, tx, rx_com, (m.cdr(),)), ("COM's Tx FFE and CTLE", tx, rx, SAMPLING_PHASES),
+                  ("COM's Tx FFE, flat CTLE", tx, flat, SAMPLING_PHASES),
+                  ("no Tx FFE, COM's CTLE", bare, rx, SAMPLING_PHASES),
+                  ("no Tx FFE, flat CTLE", bare, flat, SAMPLING_PHASES)]
+    return p, float(m.com_db), candidates
+
+
+def _eye_impairments(s, baud: float, extra_psd: float, input_psd: tuple | None) -> tuple[Noise, Jitter]:
+    """The SerDes' noise and jitter at ``baud``, with the shaped input noise ``input_psd`` or
+    else the flat added density ``extra_psd`` (its mean, which COM's search saw)."""
     noise, jitter = s.impairments(baud)
     if input_psd is not None:  # the shaped noise in the eye; extra_psd, its flat mean, was COM's
         noise = replace(noise, input_psd=input_psd)
     elif extra_psd > 0:
         noise = replace(noise, rx_noise_psd_v2_per_hz=noise.rx_noise_psd_v2_per_hz + extra_psd)
-    if s.rx_impairments is not None:  # the real receiver, whatever equalisation it runs
-        candidates = [(label, tx, replace(rx, impairments=s.rx_impairments), phases)
-                      for label, tx, rx, phases in candidates]
+    return noise, jitter
+
+
+def _best_eye(candidates: list, full: channels.Channel, spec: LinkSpec, base_noise: Noise, jitter: Jitter,
+              notes: list) -> tuple:
+    """The statistical eye of every candidate at each of its sampling phases, on one pulse
+    response of ``full``: ``(best, tried, pulse)``, ``best`` the ``(DER, label, eye, tx, rx,
+    cdr, noise)`` of the lowest detector error ratio (a later one must beat it by 1 %),
+    ``tried`` every ``(label, SER, DER)``. Appends to ``notes``."""
+    baud = spec.baud_hz
     best, tried, pulse = None, [], None
-    base_noise = noise
     for label, tx, rx, phases in candidates:
         noise = _settled(base_noise, tx)
         if tx.modulation != spec.modulation:
@@ -194,21 +232,18 @@ def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float,
             tried.append((what, float(eye.ser()), der))
             if best is None or der < best[0] * 0.99:
                 best = (der, what, eye, tx, rx, cdr, noise)
-    der, label, eye, tx, rx, cdr, noise = best
-    if com_db is not None:
-        notes.append(f"COM ({p.name}) {com_db:.2f} dB; equalisation: {label}")
-    sv = eye.sigma_v
-    if jitter.model == "symbol" and sv.get("jitter", 0.0) > np.hypot(sv.get("rx", 0.0), sv.get("tx", 0.0)):
-        notes.append(JITTER_BOUND_NOTE)
-    if use_pkg and s.host_class is not None:
-        notes.append(host_note(s.host_class, baud, bool(p.mlsd)))
-    ref = None
-    if rx.impairments is not None and not rx.impairments.ideal:  # the reference receiver on the same equalisation
-        ref_eye = statistical_eye(pulse, baud_hz=baud, tx=tx, rx=replace(rx, impairments=None), noise=noise,
-                                  jitter=jitter, cdr=cdr, samples_per_ui=EYE_SAMPLES_PER_UI, columns="sampling")
-        ref = float(ref_eye.ser_mlsd() if rx.mlsd else ref_eye.ser_dfe())
-    return Segment(name, full, baud, tx, rx, noise, jitter, eye, float(eye.ser()), der, label, com_db,
-                   float(full.delay_s), tuple(notes), cdr, tuple(tried), ref)
+    return best, tried, pulse
+
+
+def _reference_der(pulse, baud: float, tx: Transmitter, rx: Receiver, noise: Noise, jitter: Jitter,
+                   cdr: Cdr) -> float | None:
+    """With an impaired receiver, the reference receiver's DER on the same equalisation
+    (None for an ideal one)."""
+    if rx.impairments is None or rx.impairments.ideal:
+        return None
+    ref_eye = statistical_eye(pulse, baud_hz=baud, tx=tx, rx=replace(rx, impairments=None), noise=noise,
+                              jitter=jitter, cdr=cdr, samples_per_ui=EYE_SAMPLES_PER_UI, columns="sampling")
+    return float(ref_eye.ser_mlsd() if rx.mlsd else ref_eye.ser_dfe())
 
 
 def _settled(noise: Noise, tx: Transmitter) -> Noise:

@@ -55,7 +55,7 @@ SERDES_ENERGY_SOURCES = {
 }
 
 
-def _gen(lane_rate_bps: float) -> int:
+def serdes_generation(lane_rate_bps: float) -> int:
     """0 for a 112G-class lane (up to 150 Gb/s), 1 for 224G-class."""
     return 0 if lane_rate_bps <= 150e9 else 1
 
@@ -65,7 +65,7 @@ def reach_class(il_db: float, lane_rate_bps: float) -> str:
     (insertion loss at Nyquist, dB, die to die) at ``lane_rate_bps``; ``"lr"`` beyond."""
     if not math.isfinite(il_db):
         raise ConfigError(f"the insertion loss must be finite to choose a reach class, got {il_db!r}")
-    g = _gen(lane_rate_bps)
+    g = serdes_generation(lane_rate_bps)
     for name, limits in REACH_CLASSES.items():
         if il_db <= limits[g]:
             return name
@@ -76,7 +76,7 @@ def serdes_energy_j_per_bit(il_db: float, lane_rate_bps: float) -> tuple[float, 
     """(a transceiver's energy per line bit (J), its reach class) for a segment of
     ``il_db`` at Nyquist (:data:`SERDES_ENERGY_J_PER_BIT`)."""
     c = reach_class(il_db, lane_rate_bps)
-    return SERDES_ENERGY_J_PER_BIT[c][_gen(lane_rate_bps)], c
+    return SERDES_ENERGY_J_PER_BIT[c][serdes_generation(lane_rate_bps)], c
 
 
 def _segment_loss_db(spec: LinkSpec, seg) -> float:
@@ -116,7 +116,7 @@ def energy_terms(spec: LinkSpec, notes: list, eyes=()) -> dict:
     if given is None and not eyes:
         notes.append("SerDes energy: no segments to choose a reach class from; counted as 0")
     for c, segs in used.items():
-        g = _gen(spec.lane_rate_bps)
+        g = serdes_generation(spec.lane_rate_bps)
         notes.append(f"SerDes energy (default): {c.upper()} class, {SERDES_ENERGY_J_PER_BIT[c][g] * 1e12:.3g} pJ/bit "
                      f"per transceiver for {', '.join(segs)} at Nyquist ({SERDES_ENERGY_SOURCES[c]})")
     if spec.optics is not None:

@@ -186,7 +186,7 @@ class LinkReport:
     def to_dict(self) -> dict:
         d = asdict(self)
         d["segments"] = [s.to_dict() if isinstance(s, SegmentReport) else s for s in self.segments]
-        return _plain(d)
+        return plain_json(d)
 
     def summary(self) -> str:
         """The report for a terminal, as ``linkmodel link`` prints it: every figure with its
@@ -195,13 +195,15 @@ class LinkReport:
         return report_text(self.to_dict())
 
 
-def _plain(x):
+def plain_json(x):
+    """``x`` as plain JSON types: dict keys as str, tuples and arrays as lists, numpy scalars as
+    Python numbers (what every ``to_dict`` returns)."""
     if isinstance(x, dict):
-        return {str(k): _plain(v) for k, v in x.items()}
+        return {str(k): plain_json(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
+        return [plain_json(v) for v in x]
     if isinstance(x, np.ndarray):
-        return _plain(x.tolist())
+        return plain_json(x.tolist())
     if isinstance(x, (np.floating, np.integer, np.bool_)):
         return x.item()
     return x

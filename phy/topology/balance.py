@@ -177,15 +177,7 @@ def balance_bandwidth(model: Model, batch: int = 1, *, accelerator: Accelerator,
     kw = dict(decode_kwargs, model=model, batch=B, accelerator=accelerator, tier=tier,
               link_round_trip_s=float(link_round_trip_s), link_efficiency=eff)
     free = decode(**kw, link_bandwidth_bytes_per_s=1e30)            # neither link nor reader limits
-    little = math.inf if rtt == 0 else d / rtt
-    compute_bw = math.inf
-    if free.compute_s > 0:  # the stream at which memory time equals compute time (the engine's
-        # achieved bandwidth and GEMM efficiency included: memory time goes as 1 / stream)
-        compute_bw = free.effective_bandwidth_bytes_per_s * free.memory_s / free.compute_s
-    terms = {f"the {tier.name} tier's bandwidth": tier.bandwidth_bytes_per_s,
-             "bytes in flight over the round trip": little, "compute": compute_bw}
-    by = min(terms, key=lambda k: terms[k])
-    useful = terms[by]
+    by, useful = _stream_ceiling(free, tier, d, rtt)
     knee = useful / eff
     balanced = knee <= port
     if not balanced:
@@ -197,6 +189,21 @@ def balance_bandwidth(model: Model, batch: int = 1, *, accelerator: Accelerator,
            "bytes_in_flight_to_balance": port * eff * rtt, "tokens_per_s_at_knee": at.tokens_per_s,
            "tokens_per_s_unlimited": free.tokens_per_s, "tier_bandwidth_bytes_per_s": tier.bandwidth_bytes_per_s}
     return with_key_aliases(out, {"knee_bps": "knee_bytes_per_s", "tier_bandwidth_bps": "tier_bandwidth_bytes_per_s"})
+
+
+def _stream_ceiling(free, tier: MemoryTier, d: float, rtt: float) -> tuple[str, float]:
+    """What first caps a useful weight stream (bytes/s) and that cap: the tier's bandwidth,
+    the bytes in flight ``d`` over the round trip ``rtt`` (s), or compute (the stream at which
+    the decode ``free``, unlimited by link or reader, spends as long on memory as on compute)."""
+    little = math.inf if rtt == 0 else d / rtt
+    compute_bw = math.inf
+    if free.compute_s > 0:  # the stream at which memory time equals compute time (the engine's
+        # achieved bandwidth and GEMM efficiency included: memory time goes as 1 / stream)
+        compute_bw = free.effective_bandwidth_bytes_per_s * free.memory_s / free.compute_s
+    terms = {f"the {tier.name} tier's bandwidth": tier.bandwidth_bytes_per_s,
+             "bytes in flight over the round trip": little, "compute": compute_bw}
+    by = min(terms, key=lambda k: terms[k])
+    return by, terms[by]
 
 
 def latency_value(model: Model, latencies_s, *, accelerator: Accelerator, collectives: Collectives,
@@ -289,20 +296,29 @@ def latency_value(model: Model, latencies_s, *, accelerator: Accelerator, collec
                "round_trip_s": 2 * float(x) + tier.latency_s}
         if target_tokens_per_s is not None:
             tgt = number(target_tokens_per_s, "target_tokens_per_s", positive=True)
-            ok = [t for t in range(1, top + 1) if speed(t) >= tgt]
-            row["target_tokens_per_s"] = tgt
-            row["tp_range"] = (ok[0], ok[-1]) if ok else None
-            row["memory_per_chip_bytes"] = state / ok[-1] if ok else None
-            total = (model.touched_bytes(B) + B * ctx * model.kv_per_token_bytes) * tgt
-            per_port, limit = stream_bandwidth(tier.bandwidth_bytes_per_s, port, eff, d, row["round_trip_s"])
-            chips = math.ceil(total / per_port - 1e-12)
-            row["stream_total_bytes_per_s"] = total
-            row["stream_per_port_bytes_per_s"] = per_port
-            row["stream_limit"] = limit
-            row["stream_tp"] = chips
-            row["stream_bandwidth_bytes_per_s"] = total / chips
-            row["buffer_bytes"] = total / chips * row["round_trip_s"]
-            row["stream_in_reach"] = bool(ok) and ok[0] <= chips <= ok[-1]
-            with_key_aliases(row, {"stream_bandwidth_bps": "stream_bandwidth_bytes_per_s"})
+            _add_target_keys(row, speed, tgt, top, state, model, B, ctx, tier, port, eff, d)
         rows.append(row)
     return rows
+
+
+def _add_target_keys(row: dict, speed, tgt: float, top: int, state: float, model: Model, B: int, ctx: int,
+                     tier, port: float, eff: float, d: float) -> None:
+    """:func:`latency_value`'s keys for a target of ``tgt`` tokens/s at one latency, added to
+    ``row``: the group sizes (1 to ``top``) that reach it (``speed(tp)`` the tokens/s at
+    that size) and the memory each chip holds, and the weight stream from remote memory
+    that would reach it instead (its total, each port's share, the chips and buffers)."""
+    ok = [t for t in range(1, top + 1) if speed(t) >= tgt]
+    row["target_tokens_per_s"] = tgt
+    row["tp_range"] = (ok[0], ok[-1]) if ok else None
+    row["memory_per_chip_bytes"] = state / ok[-1] if ok else None
+    total = (model.touched_bytes(B) + B * ctx * model.kv_per_token_bytes) * tgt
+    per_port, limit = stream_bandwidth(tier.bandwidth_bytes_per_s, port, eff, d, row["round_trip_s"])
+    chips = math.ceil(total / per_port - 1e-12)
+    row["stream_total_bytes_per_s"] = total
+    row["stream_per_port_bytes_per_s"] = per_port
+    row["stream_limit"] = limit
+    row["stream_tp"] = chips
+    row["stream_bandwidth_bytes_per_s"] = total / chips
+    row["buffer_bytes"] = total / chips * row["round_trip_s"]
+    row["stream_in_reach"] = bool(ok) and ok[0] <= chips <= ok[-1]
+    with_key_aliases(row, {"stream_bandwidth_bps": "stream_bandwidth_bytes_per_s"})

@@ -19,6 +19,7 @@ from .._validate import integer, number
 from ..errors import ConfigError
 from .fabric import RACK_UNIT_M, SwitchTier, Topology, check_size
 from .parts import Accelerator, LinkClass, SwitchAsic
+from .wiring import concat_links
 
 __all__ = ["TRAY_FLYOVER_M", "hgx8", "nvl36x2", "nvl72", "scale_up_copper", "tray_flyover_m"]
 
@@ -72,12 +73,6 @@ def scale_up_copper(lanes: int = 2, lane_rate_bps: float = 212.5e9, host: str | 
 
     fly = flyover_m if tray_flyover_m(host) is not None else None
     return LinkClass.copper_twinax(lanes=lanes, lane_rate_bps=lane_rate_bps, retry=Retry(), host=host, flyover_m=fly)
-
-
-def _links(*blocks):
-    src, dst, length, cls, level = (np.concatenate([np.asarray(b[i]) for b in blocks]) for i in range(5))
-    return (src.astype(np.int64), dst.astype(np.int64), length.astype(float), cls.astype(np.int64),
-            level.astype(np.int64))
 
 
 def nvl72(link_class: LinkClass | None = None, *, accelerator: Accelerator | None = None,
@@ -152,7 +147,7 @@ def nvl72(link_class: LinkClass | None = None, *, accelerator: Accelerator | Non
     a = np.tile(np.arange(links_per_gpu), n)
     length = np.abs(yc[g // gpus_per_tray] - ys[a // asics_per_switch_tray]) + 2 * run
     length = np.maximum(length, 2 * run if run > 0 else RACK_UNIT_M)
-    src, dst, L, c, lv = _links((g, n + a, length, np.zeros(g.size), np.zeros(g.size)))
+    src, dst, L, c, lv = concat_links((g, n + a, length, np.zeros(g.size), np.zeros(g.size)))
     return Topology(name, acc, n, (SwitchTier("nvswitch", sw, n_asic),), (lc,), src, dst, L, c, lv,
                     {"local": ((0, 0), (0,)), "remote": ((0, 0), (0,))},
                     (f"{n} GPUs, {n_asic} switch ASICs, one link from every GPU to each of {links_per_gpu} ASICs",),
@@ -211,14 +206,10 @@ def hgx8(link_class: LinkClass | None = None, *, accelerator: Accelerator | None
                           f"switch; the {sw.name} has {sw.radix}")
     g = np.repeat(np.arange(n), lpg)
     s = np.tile(np.arange(lpg) % k, n)
-    src, dst, Lm, c, lv = _links((g, n + s, np.full(g.size, L), np.zeros(g.size), np.zeros(g.size)))
+    src, dst, Lm, c, lv = concat_links((g, n + s, np.full(g.size, L), np.zeros(g.size), np.zeros(g.size)))
     return Topology(name, acc, n, (SwitchTier("nvswitch", sw, k),), (lc,), src, dst, Lm, c, lv,
                     {"local": ((0, 0), (0,)), "remote": ((0, 0), (0,))},
                     (f"8 GPUs, {k} switch chips, {lpg} links per GPU round robin",), np.zeros(n + k, dtype=np.int64))
-
-
-def _row_x(n_racks: int, pitch: float) -> np.ndarray:
-    return np.arange(n_racks) * pitch
 
 
 def nvl36x2(link_class: LinkClass | None = None, cross_class: LinkClass | None = None, *,
@@ -270,7 +261,7 @@ def nvl36x2(link_class: LinkClass | None = None, cross_class: LinkClass | None =
               (n + ca, n + na + ca, np.full(ca.size, cross_len), np.full(ca.size, 0 if cc is lc else 1),
                np.ones(ca.size))]
     classes = (lc,) if cc is lc else (lc, cc)
-    src, dst, L, c, lv = _links(*blocks)
+    src, dst, L, c, lv = concat_links(*blocks)
     return Topology("nvl36x2", one.accelerator, n, (SwitchTier("nvswitch", one.tiers[0].asic, 2 * na),), classes,
                     src, dst, L, c, lv, {"local": ((0, 0), (0,)), "remote": ((0, 1, 0), (0, 0))},
                     ("two racks of 36 GPUs; each ASIC gives 36 ports to its twin in the other rack",),

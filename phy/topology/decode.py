@@ -37,6 +37,7 @@ bandwidth a remote tier can use, and what lower fabric latency buys.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -163,12 +164,58 @@ def decode(model: Model, batch: int = 1, *, accelerator: Accelerator, tier: Memo
     attention) is one latent head, read whole by each.
     """
     if deprecated:
-        extra = set(deprecated) - {"link_bandwidth_bps"}
-        if extra:
-            raise TypeError(f"decode() got an unexpected keyword argument {sorted(extra)[0]!r}")
-        link_bandwidth_bytes_per_s = keyword_alias(
-            {"link_bandwidth_bytes_per_s": link_bandwidth_bytes_per_s, **deprecated}, "link_bandwidth_bps",
-            "link_bandwidth_bytes_per_s", "decode")["link_bandwidth_bytes_per_s"]
+        link_bandwidth_bytes_per_s = _renamed_link_bandwidth(link_bandwidth_bytes_per_s, deprecated)
+    ins = _decode_inputs(model, batch, accelerator, tier, link_round_trip_s, link_efficiency, context_tokens, tp,
+                         ep, collectives, capacity_bytes, runtime)
+    tier, B, tp, ep, ctx, rt, kv = ins.tier, ins.batch, ins.tp, ins.ep, ins.context_tokens, ins.runtime, ins.kv_bytes
+    bw, link, balanced, rtt, need, hidden = _stream(tier, link_bandwidth_bytes_per_s, ins.link_efficiency,
+                                                    ins.round_trip_s, prefetch_bytes)
+    w_bytes = model.touched_bytes(B)
+    w_acc, kv_acc = _per_accelerator(model, B, tp, ep, kv)
+    mm, att = model.flops_per_token(ctx)
+    flops = B * (mm + att)
+    peak = accelerator.flops_at(model.precision)
+    compute = B * (mm / rt.gemm_efficiency(B) + att / rt.gemm_fraction) / (tp * peak)
+    f_bw = rt.hbm_fraction if tier == accelerator.memory else 1.0
+    memory = (w_acc + kv_acc) / (f_bw * bw)
+    overhead = rt.overhead_s(model.layers - model.moe_layers, model.moe_layers, model.experts or 0)
+    comm_s, comm = _comm(model, B, tp, ep, _engine_collectives(collectives, rt))
+    t = max(compute, memory) + overhead + comm_s
+    return DecodeResult(model.name, B, ctx, tp, tier.name, 1.0 / t, B / t, t, compute, memory, comm_s, comm,
+                        "compute" if compute >= memory else "memory", flops, B * att, flops / (t * tp * peak),
+                        w_bytes, kv, w_bytes + kv, tier.bandwidth_bytes_per_s, link, bw, balanced, rtt, need, hidden,
+                        (w_bytes + kv) * tier.energy_j_per_byte, overhead, rt.name, w_acc, kv_acc)
+
+
+def _renamed_link_bandwidth(link_bandwidth_bytes_per_s, deprecated: dict):
+    """``link_bandwidth_bytes_per_s`` given under its old name ``link_bandwidth_bps`` (with a
+    deprecation warning); any other extra keyword is refused as Python would."""
+    extra = set(deprecated) - {"link_bandwidth_bps"}
+    if extra:
+        raise TypeError(f"decode() got an unexpected keyword argument {sorted(extra)[0]!r}")
+    return keyword_alias(
+        {"link_bandwidth_bytes_per_s": link_bandwidth_bytes_per_s, **deprecated}, "link_bandwidth_bps",
+        "link_bandwidth_bytes_per_s", "decode")["link_bandwidth_bytes_per_s"]
+
+
+class _DecodeInputs(NamedTuple):
+    """:func:`decode`'s arguments checked, defaults filled in."""
+
+    tier: MemoryTier
+    batch: int
+    tp: int
+    ep: int
+    context_tokens: int
+    link_efficiency: float
+    round_trip_s: float
+    runtime: Runtime
+    kv_bytes: float
+
+
+def _decode_inputs(model, batch, accelerator, tier, link_round_trip_s, link_efficiency, context_tokens, tp, ep,
+                   collectives, capacity_bytes, runtime) -> _DecodeInputs:
+    """The checks of :func:`decode`'s arguments, in its order, and that the weights and the
+    KV cache fit in the memory offered."""
     if not isinstance(model, Model):
         raise ConfigError(f"decode needs a Model, got {type(model).__name__}")
     if not isinstance(accelerator, Accelerator):
@@ -196,6 +243,13 @@ def decode(model: Model, batch: int = 1, *, accelerator: Accelerator, tier: Memo
     if model.weight_bytes + kv > cap:
         raise ConfigError(f"model {model.name!r} needs {(model.weight_bytes + kv) / 1e9:.4g} GB (weights and KV "
                           f"cache) but {tier.name} offers {cap / 1e9:.4g} GB: it does not fit in memory")
+    return _DecodeInputs(tier, B, tp, ep, ctx, eff, rtt, rt, kv)
+
+
+def _stream(tier: MemoryTier, link_bandwidth_bytes_per_s, eff: float, rtt: float, prefetch_bytes) -> tuple:
+    """The weight stream from ``tier``: ``(bytes/s achieved, the link's bytes/s or None,
+    whether the link keeps up with the tier, the round trip (s), the bytes in flight that
+    hide it, whether the prefetch depth holds that many)``."""
     bw = tier.bandwidth_bytes_per_s
     link = None
     if link_bandwidth_bytes_per_s is not None:
@@ -209,24 +263,16 @@ def decode(model: Model, batch: int = 1, *, accelerator: Accelerator, tier: Memo
         if depth < need:
             hidden = False
             bw = depth / rtt
-    w_bytes = model.touched_bytes(B)
-    w_acc, kv_acc = _per_accelerator(model, B, tp, ep, kv)
-    mm, att = model.flops_per_token(ctx)
-    flops = B * (mm + att)
-    peak = accelerator.flops_at(model.precision)
-    compute = B * (mm / rt.gemm_efficiency(B) + att / rt.gemm_fraction) / (tp * peak)
-    f_bw = rt.hbm_fraction if tier == accelerator.memory else 1.0
-    memory = (w_acc + kv_acc) / (f_bw * bw)
-    overhead = rt.overhead_s(model.layers - model.moe_layers, model.moe_layers, model.experts or 0)
+    return bw, link, balanced, rtt, need, hidden
+
+
+def _engine_collectives(collectives: Collectives | None, rt: Runtime) -> Collectives | None:
+    """The fabric's collectives as the engine runs them: with its own all-reduce kernels
+    (``rt.custom_all_reduce``) on symmetric memory."""
     col = collectives
     if col is not None and rt.custom_all_reduce and not col.software.symmetric:
         col = replace(col, software=col.software.with_(symmetric=True))  # the engine's own kernels
-    comm_s, comm = _comm(model, B, tp, ep, col)
-    t = max(compute, memory) + overhead + comm_s
-    return DecodeResult(model.name, B, ctx, tp, tier.name, 1.0 / t, B / t, t, compute, memory, comm_s, comm,
-                        "compute" if compute >= memory else "memory", flops, B * att, flops / (t * tp * peak),
-                        w_bytes, kv, w_bytes + kv, tier.bandwidth_bytes_per_s, link, bw, balanced, rtt, need, hidden,
-                        (w_bytes + kv) * tier.energy_j_per_byte, overhead, rt.name, w_acc, kv_acc)
+    return col
 
 
 def _per_accelerator(model: Model, B: int, tp: int, ep: int, kv: float) -> tuple[float, float]:

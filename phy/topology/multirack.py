@@ -15,9 +15,10 @@ import numpy as np
 
 from .._validate import integer, number
 from ..errors import ConfigError
-from .builders import _links, _row_x, scale_up_copper
+from .builders import scale_up_copper
 from .fabric import RACK_UNIT_M, SwitchTier, Topology, check_size
 from .parts import SWITCH_J_PER_BIT, Accelerator, LinkClass, SwitchAsic
+from .wiring import concat_links, row_x_m
 
 __all__ = ["cross_rack_m", "scale_out", "single_tier", "two_tier", "y_sw_of"]
 
@@ -128,10 +129,7 @@ def two_tier(n_racks: int = 8, link_class: LinkClass | None = None, uplink_class
     acc = accelerator or Accelerator.gb200()
     lc = link_class or scale_up_copper()
     uc = uplink_class or LinkClass.optical("dsp", lanes=2)
-    down = round(sw.radix * ov / (1 + ov))
-    up = sw.radix - down
-    if down < 1 or up < 1:
-        raise ConfigError(f"oversubscription {ov} leaves no {'down' if down < 1 else 'up'} ports on a {sw.radix}-port ASIC")
+    down, up = _down_up_ports(sw, ov)
     l1_per_rack = math.ceil(gpr * lpg / down)
     n = nr * gpr
     n_l1 = nr * l1_per_rack
@@ -142,33 +140,15 @@ def two_tier(n_racks: int = 8, link_class: LinkClass | None = None, uplink_class
     run = number(tray_run_m, "tray_run_m", nonneg=True)
     pitch = number(rack_pitch_m, "rack_pitch_m", positive=True)
     over = number(overhead_m, "overhead_m", nonneg=True)
-    # level 0: GPU k of a rack spreads its links over the rack's L1 ASICs, round robin
-    g = np.repeat(np.arange(n), lpg)
-    rack = g // gpr
-    slot = (g % gpr) * lpg + np.tile(np.arange(lpg), n)
-    l1 = rack * l1_per_rack + slot % l1_per_rack
-    # vertical geometry: GPU trays of 4 above and below the switch trays in the middle
-    trays = math.ceil(gpr / 4)
-    y_gpu = ((g % gpr) // 4) * RACK_UNIT_M
-    y_sw = y_sw_of(l1 % l1_per_rack, trays)
-    len0 = np.abs(y_gpu - y_sw) + 2 * run
+    g, l1, len0, trays = _gpu_to_l1(n, gpr, lpg, l1_per_rack, run)
     # level 1: every L1 ASIC's up ports spread over the L2 ASICs
     s1 = np.repeat(np.arange(n_l1), up)
     s2 = np.arange(uplinks) % n_l2
-    x = _row_x(nr + spine_racks, pitch)
-    mid = nr // 2
-    x_gpu_rack = np.concatenate([x[:mid], x[mid + spine_racks:]])
-    x_spine = x[mid:mid + spine_racks]
-    dx = np.abs(x_gpu_rack[s1 // l1_per_rack] - x_spine[s2 // 18 % spine_racks])
-    if rack_height_m is None:
-        len1 = dx + over
-    else:
-        y1 = y_sw_of(s1 % l1_per_rack, trays)
-        y2 = y_sw_of(s2 % 18, trays)
-        len1 = cross_rack_m(dx, y1, y2, pitch, number(rack_height_m, "rack_height_m", positive=True),
-                            number(rise_m, "rise_m", nonneg=True), run)
-    src, dst, L, c, lv = _links((g, n + l1, len0, np.zeros(g.size), np.zeros(g.size)),
-                                (n + s1, n + n_l1 + s2, len1, np.ones(s1.size), np.ones(s1.size)))
+    if rack_height_m is not None:
+        rack_height_m = number(rack_height_m, "rack_height_m", positive=True)
+    len1 = _uplink_lengths(s1, s2, nr, spine_racks, l1_per_rack, trays, pitch, over, rack_height_m, rise_m, run)
+    src, dst, L, c, lv = concat_links((g, n + l1, len0, np.zeros(g.size), np.zeros(g.size)),
+                                      (n + s1, n + n_l1 + s2, len1, np.ones(s1.size), np.ones(s1.size)))
     tiers = (SwitchTier("l1", sw, n_l1), SwitchTier("l2", sw, n_l2))
     return Topology(name or f"two_tier_{n}", acc, n, tiers, (lc, uc), src, dst, L, c, lv,
                     {"local": ((0, 0), (0,)), "remote": ((0, 1, 1, 0), (0, 1, 0))},
@@ -176,6 +156,47 @@ def two_tier(n_racks: int = 8, link_class: LinkClass | None = None, uplink_class
                      f"{n_l2} L2 ASICs in {spine_racks} spine rack(s)"),),
                     np.concatenate([np.arange(n) // gpr, np.arange(n_l1) // l1_per_rack,
                                     nr + np.arange(n_l2) // 18 % spine_racks]))
+
+
+def _down_up_ports(sw: SwitchAsic, ov: float) -> tuple[int, int]:
+    """A first-tier ASIC's ports down (to the GPUs) and up at oversubscription ``ov``."""
+    down = round(sw.radix * ov / (1 + ov))
+    up = sw.radix - down
+    if down < 1 or up < 1:
+        raise ConfigError(f"oversubscription {ov} leaves no {'down' if down < 1 else 'up'} ports on a {sw.radix}-port ASIC")
+    return down, up
+
+
+def _gpu_to_l1(n: int, gpr: int, lpg: int, l1_per_rack: int, run: float) -> tuple:
+    """Level 0 of :func:`two_tier`: GPU k of a rack spreads its ``lpg`` links over the rack's
+    L1 ASICs, round robin; ``(GPU of each link, its L1 ASIC, its length (m), compute trays
+    a rack)``, the lengths vertical: GPU trays of 4 above and below the switch trays in
+    the middle, plus ``run`` at each end."""
+    g = np.repeat(np.arange(n), lpg)
+    rack = g // gpr
+    slot = (g % gpr) * lpg + np.tile(np.arange(lpg), n)
+    l1 = rack * l1_per_rack + slot % l1_per_rack
+    trays = math.ceil(gpr / 4)
+    y_gpu = ((g % gpr) // 4) * RACK_UNIT_M
+    y_sw = y_sw_of(l1 % l1_per_rack, trays)
+    return g, l1, np.abs(y_gpu - y_sw) + 2 * run, trays
+
+
+def _uplink_lengths(s1, s2, nr: int, spine_racks: int, l1_per_rack: int, trays: int, pitch: float, over: float,
+                    rack_height_m: float | None, rise_m: float, run: float) -> np.ndarray:
+    """Lengths (m) of :func:`two_tier`'s uplinks from L1 ASICs ``s1`` to L2 ASICs ``s2``: the
+    spine racks sit in the middle of the row; the distance along the row plus ``over``, or
+    with ``rack_height_m`` the route of :func:`cross_rack_m`."""
+    x = row_x_m(nr + spine_racks, pitch)
+    mid = nr // 2
+    x_gpu_rack = np.concatenate([x[:mid], x[mid + spine_racks:]])
+    x_spine = x[mid:mid + spine_racks]
+    dx = np.abs(x_gpu_rack[s1 // l1_per_rack] - x_spine[s2 // 18 % spine_racks])
+    if rack_height_m is None:
+        return dx + over
+    y1 = y_sw_of(s1 % l1_per_rack, trays)
+    y2 = y_sw_of(s2 % 18, trays)
+    return cross_rack_m(dx, y1, y2, pitch, rack_height_m, number(rise_m, "rise_m", nonneg=True), run)
 
 
 def single_tier(n_accelerators: int, link_class: LinkClass | None = None, *, accelerator: Accelerator | None = None,
@@ -231,13 +252,13 @@ def single_tier(n_accelerators: int, link_class: LinkClass | None = None, *, acc
     check_size(name or "single_tier", n * k, n + k + racks)
     lc = link_class or scale_up_copper()
     acc = accelerator or Accelerator.gb200()
-    x = _row_x(racks + 1, number(rack_pitch_m, "rack_pitch_m", positive=True))
+    x = row_x_m(racks + 1, number(rack_pitch_m, "rack_pitch_m", positive=True))
     mid = racks // 2
     x_acc = np.concatenate([x[:mid], x[mid + 1:]])
     g = np.repeat(np.arange(n), k)
     s = np.tile(np.arange(k), n)
     length = np.abs(x_acc[g // apr] - x[mid]) + number(overhead_m, "overhead_m", nonneg=True)
-    src, dst, L, c, lv = _links((g, n + s, length, np.zeros(g.size), np.zeros(g.size)))
+    src, dst, L, c, lv = concat_links((g, n + s, length, np.zeros(g.size), np.zeros(g.size)))
     return Topology(name or f"single_tier_{n}", acc, n, (SwitchTier("switch", sw, k),), (lc,), src, dst, L, c, lv,
                     {"local": ((0, 0), (0,)), "remote": ((0, 0), (0,))},
                     (f"{n} accelerators in {racks} racks, {k} switches of {sw.radix} ports",),
@@ -289,17 +310,11 @@ def scale_out(n_accelerators: int, link_class: LinkClass | None = None, *, accel
     ends = n * k
     leaves = math.ceil(ends / half)
     racks = math.ceil(n / apr)
-    if leaves <= 1:
-        links, above = ends, 0
-    elif leaves <= sw.radix:
-        links, above = ends + leaves * half, half
-    else:
-        aggs = math.ceil(leaves / half) * half
-        links, above = ends + leaves * half + aggs * half, aggs + math.ceil(aggs * half / sw.radix)
+    links, above = _fat_tree_counts(ends, leaves, half, sw.radix)
     check_size(name or "scale_out", links, n + leaves + above + racks)
     pitch = number(rack_pitch_m, "rack_pitch_m", positive=True)
     over = number(overhead_m, "overhead_m", nonneg=True)
-    x = _row_x(racks, pitch)
+    x = row_x_m(racks, pitch)
     g = np.repeat(np.arange(n), k)
     leaf = np.arange(ends) // half
     len0 = np.full(ends, 3.0)  # NIC to the top-of-rack leaf: a 3 m run
@@ -311,32 +326,10 @@ def scale_out(n_accelerators: int, link_class: LinkClass | None = None, *, accel
     if leaves == 1:
         paths["remote"] = paths["local"]
     elif leaves <= sw.radix:
-        # two tiers: every leaf has one link to each of ``half`` spines
-        s1 = np.repeat(np.arange(leaves), half)
-        s2 = np.tile(np.arange(half), leaves)
-        len1 = np.abs(x_leaf_of[s1] - x_mid) + over
-        blocks.append((n + s1, n + leaves + s2, len1, np.zeros(s1.size), np.ones(s1.size)))
-        tiers.append(SwitchTier("spine", sw, half))
-        paths["remote"] = ((0, 1, 1, 0), (0, 1, 0))
+        paths["remote"] = _add_spines(blocks, tiers, sw, n, leaves, half, x_leaf_of, x_mid, over)
     else:
-        # three tiers: pods of ``half`` leaves fully meshed to ``half`` aggregation switches,
-        # whose up ports spread over the core switches
-        pods = math.ceil(leaves / half)
-        aggs = pods * half
-        s1 = np.repeat(np.arange(leaves), half)
-        a_of = (s1 // half) * half + np.tile(np.arange(half), leaves)
-        len1 = np.full(s1.size, over)
-        cores = math.ceil(aggs * half / sw.radix)
-        s2 = np.repeat(np.arange(aggs), half)
-        c_of = np.arange(aggs * half) % cores
-        x_pod = np.zeros(aggs)
-        x_pod[a_of] = x_leaf_of[s1]
-        len2 = np.abs(x_pod[s2] - x_mid) + over
-        blocks.append((n + s1, n + leaves + a_of, len1, np.zeros(s1.size), np.ones(s1.size)))
-        blocks.append((n + leaves + s2, n + leaves + aggs + c_of, len2, np.zeros(s2.size), np.full(s2.size, 2)))
-        tiers += [SwitchTier("aggregation", sw, aggs), SwitchTier("core", sw, cores)]
-        paths["remote"] = ((0, 1, 2, 2, 1, 0), (0, 1, 2, 1, 0))
-    src, dst, L, c, lv = _links(*blocks)
+        paths["remote"] = _add_pods_and_cores(blocks, tiers, sw, n, leaves, half, x_leaf_of, x_mid, over)
+    src, dst, L, c, lv = concat_links(*blocks)
     # leaves in their racks; the tiers above in one network rack past the row
     above = sum(t.count for t in tiers[1:])
     rack_of = np.concatenate([np.arange(n) // apr, np.minimum((np.arange(leaves) * half // k) // apr, racks - 1),
@@ -344,3 +337,47 @@ def scale_out(n_accelerators: int, link_class: LinkClass | None = None, *, accel
     return Topology(name or f"scale_out_{n}", acc, n, tuple(tiers), (lc,), src, dst, L, c, lv, paths,
                     (f"{n} accelerators, {k} NIC(s) each, fat tree of {sw.radix}-port switches: "
                      + ", ".join(f"{t.count} {t.name}" for t in tiers),), rack_of.astype(np.int64))
+
+
+def _fat_tree_counts(ends: int, leaves: int, half: int, radix: int) -> tuple[int, int]:
+    """(links, switches above the leaves) of :func:`scale_out`'s fat tree, in closed form."""
+    if leaves <= 1:
+        return ends, 0
+    if leaves <= radix:
+        return ends + leaves * half, half
+    aggs = math.ceil(leaves / half) * half
+    return ends + leaves * half + aggs * half, aggs + math.ceil(aggs * half / radix)
+
+
+def _add_spines(blocks: list, tiers: list, sw: SwitchAsic, n: int, leaves: int, half: int, x_leaf_of, x_mid,
+                over: float) -> tuple:
+    """Two tiers: every leaf has one link to each of ``half`` spines. Appends the links and
+    the tier; returns the remote path."""
+    s1 = np.repeat(np.arange(leaves), half)
+    s2 = np.tile(np.arange(half), leaves)
+    len1 = np.abs(x_leaf_of[s1] - x_mid) + over
+    blocks.append((n + s1, n + leaves + s2, len1, np.zeros(s1.size), np.ones(s1.size)))
+    tiers.append(SwitchTier("spine", sw, half))
+    return ((0, 1, 1, 0), (0, 1, 0))
+
+
+def _add_pods_and_cores(blocks: list, tiers: list, sw: SwitchAsic, n: int, leaves: int, half: int, x_leaf_of,
+                        x_mid, over: float) -> tuple:
+    """Three tiers: pods of ``half`` leaves fully meshed to ``half`` aggregation switches,
+    whose up ports spread over the core switches. Appends the links and tiers; returns the
+    remote path."""
+    pods = math.ceil(leaves / half)
+    aggs = pods * half
+    s1 = np.repeat(np.arange(leaves), half)
+    a_of = (s1 // half) * half + np.tile(np.arange(half), leaves)
+    len1 = np.full(s1.size, over)
+    cores = math.ceil(aggs * half / sw.radix)
+    s2 = np.repeat(np.arange(aggs), half)
+    c_of = np.arange(aggs * half) % cores
+    x_pod = np.zeros(aggs)
+    x_pod[a_of] = x_leaf_of[s1]
+    len2 = np.abs(x_pod[s2] - x_mid) + over
+    blocks.append((n + s1, n + leaves + a_of, len1, np.zeros(s1.size), np.ones(s1.size)))
+    blocks.append((n + leaves + s2, n + leaves + aggs + c_of, len2, np.zeros(s2.size), np.full(s2.size, 2)))
+    tiers += [SwitchTier("aggregation", sw, aggs), SwitchTier("core", sw, cores)]
+    return ((0, 1, 2, 2, 1, 0), (0, 1, 2, 1, 0))

@@ -157,9 +157,9 @@ class SwitchAsic:
     def serdes_power_w(self) -> float:
         """Its SerDes at their rated class, every lane in use, both directions counted once
         (a transceiver's energy covers its Tx and its Rx)."""
-        from ..link.power import SERDES_ENERGY_J_PER_BIT, _gen
+        from ..link.power import SERDES_ENERGY_J_PER_BIT, serdes_generation
 
-        e = SERDES_ENERGY_J_PER_BIT[self.serdes_reach][_gen(self.lane_rate_bps)]
+        e = SERDES_ENERGY_J_PER_BIT[self.serdes_reach][serdes_generation(self.lane_rate_bps)]
         return self.radix * self.lanes_per_port * self.lane_rate_bps * e
 
     @property

@@ -33,13 +33,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
 from .._validate import integer
 from ..errors import ConfigError
 from .fabric import Topology
-from .fit_rates import HANDBOOK, HOURS_PER_DAY, OPTICAL_FIELD_FACTOR, PI_K, FitRates, per_link_units
+from .field_data import HOURS_PER_DAY
+from .fit_rates import HANDBOOK, OPTICAL_FIELD_FACTOR, PI_K, FitRates, per_link_units
 from .parts import LinkClass
 
 __all__ = ["COMPONENTS", "PI_K", "FitRates", "ReliabilityReport", "component_counts", "fabric_reliability"]
@@ -221,12 +223,12 @@ class ReliabilityReport:
     notes: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        from ..link.report import _plain
+        from ..link.report import plain_json
 
         d = {k: getattr(self, k) for k in self.__dataclass_fields__}
         d["fits"] = self.fits.to_dict()
         d["mtbf_hours"] = None if math.isinf(self.mtbf_hours) else self.mtbf_hours
-        return _plain(d)
+        return plain_json(d)
 
 
 def fabric_reliability(topo: Topology, report=None, fits: FitRates | None = None, *,
@@ -269,17 +271,62 @@ def fabric_reliability(topo: Topology, report=None, fits: FitRates | None = None
     _check_topology(topo)
     f = _fits(fits)
     if report is not None:
-        from .rollup import TopologyReport
-
-        if not isinstance(report, TopologyReport):
-            raise ConfigError(f"report must be the TopologyReport of the topology, got {type(report).__name__}")
-        if report.links != topo.n_links or report.name != topo.name:
-            raise ConfigError(f"report {report.name!r} has {report.links} links, the topology {topo.name!r} "
-                              f"{topo.n_links}: not its roll-up")
+        _check_report(topo, report)
     if frame_bytes is not None and not isinstance(frame_bytes, dict):
         integer(frame_bytes, "frame_bytes", 1, 2**20)
     counts, groups = _count(topo, f, need_frame=frame_bytes is None)
     notes = [f"{topo.name}: {topo.n_links} links; FIT defaults used: " + "; ".join(f.defaults_used())]
+    t = _tally(groups, f, frame_bytes)
+    total = float(sum(t.fit_k.values()))
+    switches = int(sum(tier.count for tier in topo.tiers))
+    sw_day = switches * f.switch_fit * HOURS_PER_DAY / 1e9
+    notes.append(_field_note(f))
+    notes.extend(sorted(t.unc_notes))
+    notes.extend(f"{k} misses its BER target at {', '.join(v)} m: its error figures there describe links that "
+                 "would not carry traffic" for k, v in t.failing.items())
+    notes.append("expected values: module, engine and connector shares are fractional where links do not fill a "
+                 "module; a module, an engine or a shared laser takes down every link it serves")
+    unc_s, rep_s = float(sum(t.unc_c.values())), float(sum(t.rep_c.values()))
+    return ReliabilityReport(
+        name=topo.name, links=topo.n_links, counts=counts["total"], counts_by_class=counts["by_class"],
+        unit_fit_by_class=t.unit, fit_by_component=t.fit_k, fit_by_class=t.fit_c, fit_total=total,
+        link_down_events_per_day=total * HOURS_PER_DAY / 1e9, links_down_per_day=float(sum(t.down_c.values())),
+        links_down_by_class=t.down_c, mtbf_hours=1e9 / total if total > 0 else math.inf,
+        uncorrectable_frames_per_s=unc_s, uncorrectable_frames_per_day=unc_s * 86400.0,
+        uncorrectable_by_class=t.unc_c, replays_per_s=rep_s, replays_per_day=rep_s * 86400.0,
+        replays_by_class=t.rep_c, switches=switches, switch_failures_per_day=sw_day,
+        interruptions_per_day=total * HOURS_PER_DAY / 1e9 + sw_day, fits=f, notes=notes)
+
+
+def _check_report(topo, report) -> None:
+    """``report`` must be ``topo``'s roll-up (a :class:`TopologyReport` of its name and links)."""
+    from .rollup import TopologyReport
+
+    if not isinstance(report, TopologyReport):
+        raise ConfigError(f"report must be the TopologyReport of the topology, got {type(report).__name__}")
+    if report.links != topo.n_links or report.name != topo.name:
+        raise ConfigError(f"report {report.name!r} has {report.links} links, the topology {topo.name!r} "
+                          f"{topo.n_links}: not its roll-up")
+
+
+class _Tally(NamedTuple):
+    """What :func:`_tally` sums over a fabric's link groups, by class (by component for
+    ``fit_k``)."""
+
+    unit: dict
+    fit_k: dict
+    fit_c: dict
+    down_c: dict
+    unc_c: dict
+    rep_c: dict
+    unc_notes: set
+    failing: dict
+
+
+def _tally(groups, f: FitRates, frame_bytes) -> _Tally:
+    """Sum the groups of links (:func:`_count`): each class's unit FITs, the FIT by component
+    and by class, the links down a day (each failure times the links it takes down), the
+    uncorrectable frames and replays a second, and the lengths where a class fails."""
     fit_c, fit_k, unit, down_c = {}, dict.fromkeys(COMPONENTS, 0.0), {}, {}
     unc_c, rep_c, unc_notes, failing = {}, {}, set(), {}
     for cls, bucket, n, rep, per, blast, fb in groups:
@@ -295,25 +342,7 @@ def fabric_reliability(topo: Topology, report=None, fits: FitRates | None = None
         rep_c[cls.name] = rep_c.get(cls.name, 0.0) + n * rp
         if not rep.passes:
             failing.setdefault(cls.name, []).append(f"{bucket:g}")
-    total = float(sum(fit_k.values()))
-    switches = int(sum(t.count for t in topo.tiers))
-    sw_day = switches * f.switch_fit * HOURS_PER_DAY / 1e9
-    notes.append(_field_note(f))
-    notes.extend(sorted(unc_notes))
-    notes.extend(f"{k} misses its BER target at {', '.join(v)} m: its error figures there describe links that "
-                 "would not carry traffic" for k, v in failing.items())
-    notes.append("expected values: module, engine and connector shares are fractional where links do not fill a "
-                 "module; a module, an engine or a shared laser takes down every link it serves")
-    unc_s, rep_s = float(sum(unc_c.values())), float(sum(rep_c.values()))
-    return ReliabilityReport(
-        name=topo.name, links=topo.n_links, counts=counts["total"], counts_by_class=counts["by_class"],
-        unit_fit_by_class=unit, fit_by_component=fit_k, fit_by_class=fit_c, fit_total=total,
-        link_down_events_per_day=total * HOURS_PER_DAY / 1e9, links_down_per_day=float(sum(down_c.values())),
-        links_down_by_class=down_c, mtbf_hours=1e9 / total if total > 0 else math.inf,
-        uncorrectable_frames_per_s=unc_s, uncorrectable_frames_per_day=unc_s * 86400.0,
-        uncorrectable_by_class=unc_c, replays_per_s=rep_s, replays_per_day=rep_s * 86400.0,
-        replays_by_class=rep_c, switches=switches, switch_failures_per_day=sw_day,
-        interruptions_per_day=total * HOURS_PER_DAY / 1e9 + sw_day, fits=f, notes=notes)
+    return _Tally(unit, fit_k, fit_c, down_c, unc_c, rep_c, unc_notes, failing)
 
 
 def _field_note(f: FitRates) -> str:

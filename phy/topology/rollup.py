@@ -156,7 +156,7 @@ class TopologyReport:
         return "\n".join(rows)
 
     def to_dict(self) -> dict:
-        from ..link.report import _plain
+        from ..link.report import plain_json
 
         d = {k: getattr(self, k) for k in self.__dataclass_fields__}
         d["accelerator"] = self.accelerator.to_dict()
@@ -166,7 +166,7 @@ class TopologyReport:
         d["collectives"] = self.collectives.to_dict()
         d["alpha_s"] = self.alpha_s
         d["power"] = None if self.power is None else self.power.to_dict()
-        return _plain(with_key_aliases(d, _BPS_ALIASES))
+        return plain_json(with_key_aliases(d, _BPS_ALIASES))
 
 
 #: The deprecated names (bytes/s under a bits/s suffix) and their replacements.
