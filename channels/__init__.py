@@ -51,8 +51,9 @@ Submodules whose own ``__all__`` is public, reached as ``channels.SUB.NAME`` (or
 
 Private modules
 ---------------
-``channel``, ``touchstone``, ``ports``, ``response``, ``ild``, ``mixed_mode``, ``errors``
-and every ``_name``: they hold what is re-exported above, or the machinery behind it.
+``channel`` (with ``channel_figures`` and ``channel_time``), ``touchstone``, ``ports``, ``response``,
+``ild``, ``mixed_mode``, ``errors``, the line physics and parts behind :mod:`channels.media`
+(``line_model``, ``lines``, ``discontinuities``) and every ``_name``: they hold what is re-exported above, or the machinery behind it.
 Importing them directly still works but is not the interface.
 """
 

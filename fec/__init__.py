@@ -40,7 +40,7 @@ Submodules whose own ``__all__`` is public, reached as ``fec.SUB.NAME``:
 
 Private modules
 ---------------
-``gf``, ``rs``, ``codes``, ``dfe``, ``latency``, ``errors`` and every ``_name``: they hold
+``gf``, ``rs``, ``codes``, ``dfe``, ``latency``, ``postfec``, ``errors`` and every ``_name``: they hold
 what is re-exported above, or the kernels behind it. Importing them directly still works
 but is not the interface.
 """

@@ -307,3 +307,14 @@ def test_what_import_phy_loads_is_what_the_readme_says():
             f"print([m in sys.modules for m in {lazy!r}])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     assert out.stdout.split("\n")[:2] == [str([True] * 3 + [False] * 4), str([True] * 4)]
+
+
+@pytest.mark.parametrize("pkg", [p for p in DOCUMENTED if p != "phy"])
+def test_every_module_of_a_package_is_named_in_its_docstring(pkg):
+    """A newcomer reading ``help(pkg)`` finds every module: public namespace or private."""
+    import pkgutil
+
+    mod = importlib.import_module(pkg)
+    missing = [m.name for m in pkgutil.iter_modules(mod.__path__)
+               if not m.name.startswith("_") and not re.search(rf"\b{m.name}\b", mod.__doc__ or "")]
+    assert not missing, f"{pkg}'s docstring names neither as public nor as private: {missing}"

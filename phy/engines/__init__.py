@@ -22,7 +22,7 @@ Public namespaces
 
 Private modules
 ---------------
-``timesim``, ``stateye``, ``pmf``, ``mlsd``, ``dfe_chain`` and every ``_name``: they hold
+``timesim``, ``stateye`` (with ``stateye_result``), ``pmf``, ``mlsd``, ``dfe_chain`` and every ``_name``: they hold
 what is re-exported here, or the kernels behind it. Importing them directly still works
 but is not the interface.
 """

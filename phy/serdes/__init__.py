@@ -25,7 +25,7 @@ Public namespaces
 Private modules
 ---------------
 The other modules listed above (and ``limits`` and ``_kernels``): they hold what is
-re-exported here. Importing them directly still works but is not the interface.
+re-exported here. ``equalizers`` is the deprecated spelling of ``equalisers`` (it warns). Importing them directly still works but is not the interface.
 """
 
 from _linkmodel._renamed import module_getattr

@@ -42,7 +42,8 @@ Public namespaces
 
 Private modules
 ---------------
-The other modules named above (and ``layout``, ``memory``, ``runtime``, ``_aliases``):
+The other modules named above (and ``layout``, ``memory``, ``runtime``, ``candidates``,
+``field_data``, ``wiring``, ``_aliases``):
 they hold what is re-exported here. Importing them directly still works but is not the
 interface.
 """
