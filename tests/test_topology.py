@@ -434,3 +434,12 @@ def test_impossible_configurations_are_named(fast_copper):
     with pytest.raises(ConfigError, match="Switch"):
         export.astra_sim_network(tp.rollup(tp.nvl72(fast_copper)), dims=[("Torus", 72, "remote")])
     assert math.isfinite(tp.rollup(tp.nvl72(fast_copper)).phy_floor_s["remote"])
+
+
+def test_the_default_hgx8_board_carries_b200_gpus_as_its_docs_say():
+    """``tp.hgx8()`` is an HGX B200 board: its GPUs are B200s (1,000 W, 180 GB), not the
+    GB200 superchip's (1,410 W with half a Grace, 192 GB) it took before issue 34."""
+    t = tp.hgx8()
+    assert t.accelerator == tp.Accelerator.b200()
+    p = tp.rollup(t).to_dict()["power"]
+    assert p["rack_w"][0] == pytest.approx(8 * 1000.0 + p["switch_w"])

@@ -171,7 +171,7 @@ def hgx8(link_class: LinkClass | None = None, *, accelerator: Accelerator | None
     link_class : LinkClass or None, optional
         Class of every GPU-to-switch link (None: :func:`scale_up_copper`).
     accelerator : Accelerator or None, optional
-        The GPU (None: :meth:`Accelerator.gb200`).
+        The GPU (None: :meth:`Accelerator.b200`, the HGX B200's GPU).
     asic : SwitchAsic or None, optional
         The switch chip (None: :meth:`SwitchAsic.nvlink5`).
     n_switches : int, optional
@@ -194,7 +194,7 @@ def hgx8(link_class: LinkClass | None = None, *, accelerator: Accelerator | None
         When the switches have too few ports for the links.
     """
     lc = link_class or scale_up_copper()
-    acc = accelerator or Accelerator.gb200()
+    acc = accelerator or Accelerator.b200()
     sw = asic or SwitchAsic.nvlink5()
     k = integer(n_switches, "n_switches", 1)
     lpg = integer(links_per_gpu, "links_per_gpu", 1)
