@@ -62,8 +62,7 @@ def case(name: str):
     from bench_timesim import case as timesim_case
 
     import channels
-    from phy.serdes import Cdr, Impairments, Receiver
-    from phy.serdes.equalizers import Ctle, Dfe
+    from phy.serdes import Cdr, Ctle, Dfe, Impairments, Receiver  # the package's names: both trees have them
 
     ch, kw = timesim_case("twinax_1m_26awg", None)
     if name.startswith("c2m"):

@@ -42,7 +42,7 @@ def cases() -> dict:
     import channels
     import phy.serdes.pulse as pl
     from phy.serdes import Cdr, Impairments, Jitter, Noise, Receiver, Transmitter
-    from phy.serdes.equalizers import Ctle, Dfe, RxFfe, TxFfe
+    from phy.serdes import Ctle, Dfe, RxFfe, TxFfe
 
     victim = pl.from_samples(_pulse([0.04, 0.5, 0.25, 0.1, 0.04]), BAUD, SPU)
     aggs = [_pulse([0.02, 0.05, 0.03, -0.02], start_ui=10), _pulse([-0.03, 0.04, 0.02], start_ui=12)]
