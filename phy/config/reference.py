@@ -79,7 +79,8 @@ def toml_reference() -> str:
         "One link: `[channel]` or `[optics]` (the medium), `[link]` and `[serdes]` (a `[sweep]` section is",
         "checked, and not needed). The command prints the link report (`--json` for all of",
         "it) and exits 1 when the link fails its target. Also accepted, here and in sweep files",
-        f"(`[grid]` and `[zip]` too): {_spellings(SPELLINGS)}; a key and its other spelling together are refused.",
+        f"(`[grid]` and `[zip]` too), the older spellings: {_spellings(SPELLINGS)}; a key and its other spelling",
+        "together are refused.",
     ]
     out += _sections(LINK_SCHEMA, lambda k, v: (k, _default(v[1]), accepts(v[0]), v[2]))
     out += [
@@ -116,7 +117,7 @@ def toml_reference() -> str:
         "",
         "A topology, its copper links and optical uplinks, the model decoded over it and, with a `[domain]`",
         "section, the domain-size trade. A `[decode]` model that fits neither in one accelerator's memory",
-        f"nor in the others' is refused before the roll-up. Also accepted: {spell}.",
+        f"nor in the others' is refused before the roll-up. Also accepted, the older spellings: {spell}.",
     ]
     out += _sections(RACK_SCHEMA, lambda k, v: (k, _default(v[1]), accepts(v[0]), v[2]))
     return "\n".join(out) + "\n"
