@@ -24,8 +24,9 @@ detects (bypass), leaving accumulation and the syndrome tail.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import asdict, dataclass
+
+from _linkmodel._renamed import renamed_keyword
 
 from . import _validate as check
 from .errors import FecError
@@ -105,12 +106,8 @@ def latency(
     """
     if not isinstance(code, RSCode):
         raise FecError(f"expected an RSCode, got {type(code).__name__}")
-    if lane_rate is not None:
-        if lane_rate_bps is not None:
-            raise FecError("give lane_rate_bps only, not also the deprecated lane_rate")
-        warnings.warn("fec.latency: lane_rate is deprecated, use lane_rate_bps (bit/s)", DeprecationWarning,
-                      stacklevel=2)
-        lane_rate_bps = lane_rate
+    lane_rate_bps = renamed_keyword(lane_rate_bps, lane_rate, "lane_rate", "lane_rate_bps", "fec.latency", FecError,
+                                    "a rate needs its unit: bit/s")
     if lane_rate_bps is None:
         raise FecError("fec.latency needs lane_rate_bps, one lane's line rate in bit/s")
     rate = check.positive(lane_rate_bps, "lane_rate_bps")

@@ -10,18 +10,17 @@ from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
 
-from ..config.files import did_you_mean, parse_named, read_text, show_path, where
+from ..config.files import did_you_mean, parse_named, read_text, where
 from ..config.link import (CHANNEL_KEYS, LINK_SECTIONS, MEDIUM_CHECK_KEYS, check_param, file_path, medium_of,
                            read_link_sections)
 from ..config.link import value as _get
-from ..config.schema import DEFAULT_POINT_TIMEOUT_S, LINK_SCHEMA, SWEEP_SCHEMA, canonical
+from ..config.schema import DEFAULT_POINT_TIMEOUT_S, LINK_SCHEMA, SPELLINGS, SWEEP_SCHEMA, canonical
 from ..errors import ConfigError
 
 #: Every parameter a sweep's point knows: :data:`phy.config.LINK_SCHEMA` (``"section.name"``
 #: -> (check, default, meaning)). A file may also spell a key as :data:`phy.config.SPELLINGS`
 #: says; points, their keys and the stores hold the schema's spelling.
 SCHEMA = LINK_SCHEMA
-_show = show_path  # the name the sweep's store modules use
 @dataclass(frozen=True)
 class SweepSpec:
     """A parsed, validated sweep (see the module docstring); ``point_timeout_s`` in s."""
@@ -280,9 +279,9 @@ def point_key(p: dict) -> str:
 
 # ----------------------------------------------------------------------------- one point
 #: The names a point's key hashes (:func:`point_key`): the schema's names, except where a
-#: key was respelt after stores were written (``link.equalisation`` was ``link.equalization``),
-#: so that a store written before resumes its points.
-_KEY_NAMES = {"link.equalisation": "link.equalization"}
+#: key was respelt after stores were written (:data:`phy.config.SPELLINGS`, the older
+#: spelling of each), so that a store written before resumes its points.
+_KEY_NAMES = {new: old for old, new in SPELLINGS.items()}
 #: What a point's channel (or optics) and its eye depend on (:func:`medium_key`).
 MEDIUM_KEYS = (*CHANNEL_KEYS, "optics.kind", "optics.length_m", "optics.rin_db_per_hz", "link.lane_rate_gbps",
                "link.modulation", "link.equalisation", "serdes.rx_impairments")

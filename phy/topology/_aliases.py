@@ -9,24 +9,16 @@ both keys and lists the old ones under ``"deprecated_keys"``).
 
 from __future__ import annotations
 
-import warnings
+from _linkmodel._renamed import renamed_keyword, renamed_property
 
-
-def deprecated_attribute(old: str, new: str) -> property:
-    """A read-only property ``old`` returning attribute ``new``, with a DeprecationWarning."""
-
-    def get(self):
-        warnings.warn(f"{type(self).__name__}.{old} is deprecated (it holds bytes/s, not bits/s): use .{new}",
-                      DeprecationWarning, stacklevel=2)
-        return getattr(self, new)
-
-    return property(get, doc=f"Deprecated alias of :attr:`{new}` (bytes/s; ``_bps`` means bits/s).")
+#: Why the old names go: said in every warning.
+WHY = "it holds bytes/s, not bits/s"
 
 
 def add_aliases(cls, names: dict) -> None:
     """Give ``cls`` a deprecated property per ``{old: new}``."""
     for old, new in names.items():
-        setattr(cls, old, deprecated_attribute(old, new))
+        setattr(cls, old, renamed_property(old, new, WHY))
 
 
 def with_key_aliases(d: dict, names: dict) -> dict:
@@ -47,10 +39,6 @@ def keyword_alias(kw: dict, old: str, new: str, where: str):
 
     if old not in kw:
         return kw
-    if kw.get(new) is not None:
-        raise ConfigError(f"{where}: give {new} (bytes/s) only, not also the deprecated {old}")
-    warnings.warn(f"{where}: {old} is deprecated (it is bytes/s, not bits/s): use {new}", DeprecationWarning,
-                  stacklevel=3)
     kw = dict(kw)
-    kw[new] = kw.pop(old)
+    kw[new] = renamed_keyword(kw.get(new), kw.pop(old), old, new, where, ConfigError, WHY, stacklevel=5)
     return kw
