@@ -249,14 +249,16 @@ def run_chunk(g0, n, hist, edges, step, src, tail, front, slicer, eq, clock, eye
             # ---- clock recovery (positive detector output = sampling late)
             if cdr_kind != 0:
                 pd = 0.0
-                if cdr_kind == 1:  # Mueller-Mueller type A on the FFE output: h(-1) - h(+1)
+                if cdr_kind == 1:  # Mueller-Muller type A on the slicer input: h(-1) - (h(+1) - b1)
+                    pd = (prevyf * a_hat - z * preva) / h0
+                elif cdr_kind == 3:  # ... on the FFE output (before the DFE): h(-1) - h(+1)
                     pd = (prevyf * a_hat - yf * preva) / h0
                 elif a_hat != 0.0 and preva == -a_hat:  # bang-bang, symmetric transitions
                     pd = 1.0 if (ye[i] + rxn[ii] > 0.0) == (a_hat > 0.0) else -1.0
                 integ -= ki * pd * spu
                 ph = phase - kp * pd * spu + integ
                 phase = min(max(ph, -phase_lim), phase_lim)
-            prevyf = yf
+            prevyf = z if cdr_kind == 1 else yf  # what the MM detector correlates
             preva = a_hat
             a_fb = levels[sym[loc]] if genie else a_hat  # what the DFE feeds back
             for t in range(nd - 1, 0, -1):
