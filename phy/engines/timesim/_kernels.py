@@ -33,6 +33,25 @@ def adc(v, step, top):
     return min(max(x, -top), top)
 
 
+@njit(cache=True, inline="always")
+def _tail_missing(coef, si, jit_on, edge, spu, cols):
+    """Whether a tail made per sampling shift (:mod:`.cdr_tail`: NaN weights for the shifts
+    not made) lacks one a block at shift index ``si`` reads: the sample's, its neighbours
+    with the sampling clock's jitter, the bang-bang edge sample's, the eye's columns'."""
+    if coef.shape[0] == 0:
+        return False
+    c = coef[0]
+    miss = np.isnan(c[si])
+    if jit_on:
+        miss = miss or np.isnan(c[si - 1]) or np.isnan(c[si + 1])
+    if edge:
+        miss = miss or np.isnan(c[si - spu // 2])
+    if cols:
+        for p in range(spu):
+            miss = miss or np.isnan(c[si - spu // 2 + p])
+    return miss
+
+
 @njit(cache=True)
 def run_chunk(g0, n, hist, edges, step, src, tail, front, slicer, eq, clock, eye_out, errors, state):
     """Simulate the decisions of UIs ``g0 .. g0+n-1`` (global), sampling ``eq.pre`` UIs ahead.
@@ -46,10 +65,11 @@ def run_chunk(g0, n, hist, edges, step, src, tail, front, slicer, eq, clock, eye
     difference). Results accumulate in the eye's record (counts, errors per eye column,
     zero crossings of the ADC input by time offset, ``CROSS_SUB`` bins per column, the
     waveform), the counters' record and the state (the CDR phase's extremes, and the first
-    counted UI whose phase is beyond ``clock.lock_bound`` fine samples); nothing is
-    returned. With ``eq.genie`` the DFE feeds back the sent symbols instead of the
-    decisions (no error propagation: the error ratio at the slicer the statistical eye
-    computes).
+    counted UI whose phase is beyond ``clock.lock_bound`` fine samples). Returns the UIs
+    done: ``n``, or fewer when the tail is made per sampling shift (:mod:`.cdr_tail`) and a
+    block reads a shift not made yet (the run goes on from that block). With ``eq.genie``
+    the DFE feeds back the sent symbols instead of the decisions (no error propagation: the
+    error ratio at the slicer the statistical eye computes).
 
     One long function on purpose: the per-UI loop (FFE, DFE, slicer, counters, eye, CDR)
     carries its state in local variables from one UI to the next (loaded from the state
@@ -113,6 +133,7 @@ def run_chunk(g0, n, hist, edges, step, src, tail, front, slicer, eq, clock, eye
     lastraw = fstate[F_LASTRAW]
     phmin = fstate[F_PHMIN]
     phmax = fstate[F_PHMAX]
+    done = n
     for s0 in range(0, n, block):
         m = min(block, n - s0)
         # samples of UIs g0+s0+fpre .. (local n_lo .. n_hi), at the phase frozen for the block
@@ -121,6 +142,9 @@ def run_chunk(g0, n, hist, edges, step, src, tail, front, slicer, eq, clock, eye
         ph_int = int(np.floor(phase + 0.5))
         want = eye_on or nw < nwave
         use_cols = want and g0 + s0 + fpre + m + nt > warmup  # columns fill the FFE before counting
+        if cdr_kind != 0 and _tail_missing(tail.coef, ph_int - tail.s_min, jit_on, cdr_kind == 2, spu, use_cols):
+            done = s0  # a tail made per shift (.cdr_tail) lacks one this block reads: stop before it
+            break
         if use_cols:
             sample_cols(cols, n_lo, n_hi, edges, step, src, tail, ph_int - half)
             if jit_on:  # every column moved by its UI's sampling error, through its slope
@@ -335,3 +359,4 @@ def run_chunk(g0, n, hist, edges, step, src, tail, front, slicer, eq, clock, eye
     fstate[F_LASTRAW] = lastraw
     fstate[F_PHMIN] = phmin
     fstate[F_PHMAX] = phmax
+    return done
