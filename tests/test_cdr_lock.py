@@ -120,7 +120,7 @@ def test_a_shifts_tail_is_the_fixed_phases_bit_for_bit():
     d, u = rng.normal(size=9000), rng.normal(size=9000) * 0.1
     lazy.outputs(d, u)
     rows = lazy.add([-8, 3, 8])
-    for s, row in zip(lazy._shifts, rows):
+    for s, row in zip(lazy._shifts, rows, strict=True):
         one = plan_tail(S, pos, spu, jpre, jpost, head, np.array([s]), 1.5, (1e-8, 1e-6))
         np.testing.assert_array_equal(row, one.outputs(d, u)[0])
     assert lazy._shifts == [0, -8, 3, 8]  # the start phase's first

@@ -72,22 +72,25 @@ class LazyTail(TailPlan):
             self._filters[s] = (sfft.rfft(kd, self.nfft, axis=1)[0], ku_hat)
         return self._filters[s]
 
-    def _row(self, s: int) -> np.ndarray:
-        """The tail's outputs at shift ``s`` over the chunk (as :meth:`TailPlan.outputs`
-        makes an identity plan's row: the same arithmetic, bit for bit)."""
+    def _row(self, s: int, out: np.ndarray, b0: int = 0) -> None:
+        """The tail's outputs at shift ``s`` into ``out``, from the FFT block ``b0`` on (NaN
+        before it: the kernel has passed those UIs); as :meth:`TailPlan.outputs` makes an
+        identity plan's row, the same arithmetic bit for bit."""
         kd_hat, ku_hat = self._filter(s)
-        z = self._D * kd_hat
+        z = self._D[b0:] * kd_hat
         if self._U is not None and ku_hat is not None:
-            z = z - self._U * ku_hat
-        return sfft.irfft(z, self.nfft, axis=1)[:, self._lags.size - 1 :].reshape(-1)[: self._n_valid]
+            z = z - self._U[b0:] * ku_hat
+        c0 = b0 * self._step
+        out[:c0] = np.nan
+        out[c0:] = sfft.irfft(z, self.nfft, axis=1)[:, self._lags.size - 1 :].reshape(-1)[: out.size - c0]
 
     def outputs(self, d: np.ndarray, u: np.ndarray | None) -> np.ndarray:
         """A new chunk: the steps' (and ``d eps``'s) spectra, and the outputs of the shifts
         the loop read when the last chunk ended."""
         L = self._lags.size
-        step = self.nfft - L + 1
-        self._n_valid = d.size - L + 1
-        nb = -(-self._n_valid // step)
+        self._step = step = self.nfft - L + 1
+        n_valid = d.size - L + 1
+        nb = -(-n_valid // step)
 
         def spectra(x):
             pad = np.zeros((nb - 1) * step + self.nfft)
@@ -97,23 +100,31 @@ class LazyTail(TailPlan):
         self._D = spectra(d)
         self._U = spectra(u) if (u is not None and self._ku_any) else None
         self._shifts = []
-        self._rows = np.empty((0, self._n_valid))
+        self._store = np.empty((max(4, len(self.active)), n_valid))
         return self.add(sorted(self.active))
 
-    def add(self, shifts) -> np.ndarray:
-        """Make the outputs of ``shifts`` (those not made yet in this chunk); returns the
-        chunk's outputs, and ``coef`` maps every made shift to its row."""
+    def add(self, shifts, col: int = 0) -> np.ndarray:
+        """Make the outputs of ``shifts`` (those not made yet in this chunk) for the
+        chunk's columns from ``col`` on; returns the chunk's outputs (a C-contiguous view,
+        row ``k`` the ``k``-th shift made), and ``coef`` maps every made shift to its row."""
         new = [int(s) for s in shifts if int(s) not in self._shifts]
-        if new:
-            self._rows = np.ascontiguousarray(np.vstack([self._rows] + [self._row(s)[None, :] for s in new]))
-            self._shifts += new
-            self.most = max(self.most, len(self._shifts))
-            cols = [s - self.s_min for s in self._shifts]
-            coef = np.full((len(self._shifts), self.coef.shape[1]), np.nan)
-            coef[:, cols] = 0.0
-            coef[np.arange(len(cols)), cols] = 1.0
-            self.coef = coef
-        return self._rows
+        if not new:
+            return self._store[: len(self._shifts)]
+        k = len(self._shifts)
+        if k + len(new) > self._store.shape[0]:  # room for twice as many
+            grown = np.empty((2 * (k + len(new)), self._store.shape[1]))
+            grown[:k] = self._store[:k]
+            self._store = grown
+        for i, s in enumerate(new):
+            self._row(s, self._store[k + i], max(col, 0) // self._step)
+        self._shifts += new
+        self.most = max(self.most, len(self._shifts))
+        cols = [s - self.s_min for s in self._shifts]
+        coef = np.full((len(self._shifts), self.coef.shape[1]), np.nan)
+        coef[:, cols] = 0.0
+        coef[np.arange(len(cols)), cols] = 1.0
+        self.coef = coef
+        return self._store[: len(self._shifts)]
 
     def needed(self, phase: float) -> list:
         """The shifts the kernel reads at the CDR phase ``phase`` (fine samples)."""
@@ -147,8 +158,9 @@ def run_chunk(tp, g0: int, n: int, hist: int, edges, run, src, tail, front) -> N
     done = K.run_chunk(g0, n, hist, edges, run.step, src, tail, front, run.slicer, run.eq, run.clock, run.eye,
                        run.errors, run.state)
     while done < n:  # only a lazy tail stops early
-        tail = tail._replace(out=tp.add(tp.needed(run.state.fstate[K.F_PHASE])), coef=tp.coef)
         g0, n, hist = g0 + done, n - done, hist + done
+        # the kernel reads columns from hist - base on (sample n at column n - base)
+        tail = tail._replace(out=tp.add(tp.needed(run.state.fstate[K.F_PHASE]), hist - tail.base), coef=tp.coef)
         rxj = front.clock_offset[done:] if front.jitter_on else front.clock_offset
         front = front._replace(noise=front.noise[done:], clock_offset=rxj)
         done = K.run_chunk(g0, n, hist, edges, run.step, src, tail, front, run.slicer, run.eq, run.clock, run.eye,
