@@ -34,6 +34,21 @@ def adc(v, step, top):
 
 
 @njit(cache=True, inline="always")
+def _detector(kind, prev, preva, a, yf, z, h0, edge):
+    """The phase detector's output for the decision ``a`` (positive: sampling late): Mueller-
+    Muller type A on the slicer input ``z`` (kind 1) or the FFE output ``yf`` (kind 3) with
+    ``prev``, ``preva`` the last UI's sample and decision; bang-bang (kind 2) from the edge
+    sample ``edge`` on symmetric transitions."""
+    if kind == 1:
+        return (prev * a - z * preva) / h0
+    if kind == 3:
+        return (prev * a - yf * preva) / h0
+    if a != 0.0 and preva == -a:
+        return 1.0 if (edge > 0.0) == (a > 0.0) else -1.0
+    return 0.0
+
+
+@njit(cache=True, inline="always")
 def _tail_missing(coef, si, jit_on, edge, spu, cols):
     """Whether a tail made per sampling shift (:mod:`.cdr_tail`: NaN weights for the shifts
     not made) lacks one a block at shift index ``si`` reads: the sample's, its neighbours
@@ -168,7 +183,7 @@ def run_chunk(g0, n, hist, edges, step, src, tail, front, slicer, eq, clock, eye
         if cdr_kind == 2:  # edge samples half a UI early, for UIs g0+s0 .. (no FFE lead)
             e_lo = n_lo - fpre
             sample_row(ye, e_lo, e_lo + m, edges, step, src, tail, ph_int - spu // 2)
-        if not want and cdr_kind == 0:  # the slicer alone at a fixed phase: the loop of decisions only
+        if not want:  # the slicer alone (no eye, no waveform): the loop of decisions and the clock's only
             for i in range(m):
                 ii = s0 + i
                 for t in range(nt - 1, 0, -1):
@@ -191,8 +206,19 @@ def run_chunk(g0, n, hist, edges, step, src, tail, front, slicer, eq, clock, eye
                 if nd > 0:
                     ahist[0] = a_hat
                 a_prev = a_hat
-                prevyf = yf
-            preva = a_prev
+                if cdr_kind != 0:  # the clock recovery, as in the loop below
+                    ph_ui[i] = phase
+                    a_d = levels[idx_d]
+                    pd = _detector(cdr_kind, prevyf, preva, a_d, yf, z, h0, ye[i] + rxn[ii] if cdr_kind == 2 else 0.0)
+                    integ -= ki * pd * spu
+                    ph = phase - kp * pd * spu + integ
+                    phase = min(max(ph, -phase_lim), phase_lim)
+                    prevyf = z if cdr_kind == 1 else yf
+                    preva = a_d
+                else:
+                    prevyf = yf
+            if cdr_kind == 0:
+                preva = a_prev
             m_loop = 0
         else:
             m_loop = m
@@ -272,13 +298,7 @@ def run_chunk(g0, n, hist, edges, step, src, tail, front, slicer, eq, clock, eye
                         nw += 1
             # ---- clock recovery (positive detector output = sampling late)
             if cdr_kind != 0:
-                pd = 0.0
-                if cdr_kind == 1:  # Mueller-Muller type A on the slicer input: h(-1) - (h(+1) - b1)
-                    pd = (prevyf * a_hat - z * preva) / h0
-                elif cdr_kind == 3:  # ... on the FFE output (before the DFE): h(-1) - h(+1)
-                    pd = (prevyf * a_hat - yf * preva) / h0
-                elif a_hat != 0.0 and preva == -a_hat:  # bang-bang, symmetric transitions
-                    pd = 1.0 if (ye[i] + rxn[ii] > 0.0) == (a_hat > 0.0) else -1.0
+                pd = _detector(cdr_kind, prevyf, preva, a_hat, yf, z, h0, ye[i] + rxn[ii] if cdr_kind == 2 else 0.0)
                 integ -= ki * pd * spu
                 ph = phase - kp * pd * spu + integ
                 phase = min(max(ph, -phase_lim), phase_lim)
