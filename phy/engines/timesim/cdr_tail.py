@@ -77,9 +77,9 @@ class LazyTail(TailPlan):
         before it: the kernel has passed those UIs); as :meth:`TailPlan.outputs` makes an
         identity plan's row, the same arithmetic bit for bit."""
         kd_hat, ku_hat = self._filter(s)
-        z = self._D[b0:] * kd_hat
+        z = np.multiply(self._D[b0:], kd_hat, out=self._z[b0:])  # in place: the same values as D * kd_hat
         if self._U is not None and ku_hat is not None:
-            z = z - self._U[b0:] * ku_hat
+            z -= np.multiply(self._U[b0:], ku_hat, out=self._t[b0:])
         c0 = b0 * self._step
         out[:c0] = np.nan
         out[c0:] = sfft.irfft(z, self.nfft, axis=1)[:, self._lags.size - 1 :].reshape(-1)[: out.size - c0]
@@ -99,6 +99,8 @@ class LazyTail(TailPlan):
 
         self._D = spectra(d)
         self._U = spectra(u) if (u is not None and self._ku_any) else None
+        if getattr(self, "_z", None) is None or self._z.shape != self._D.shape:  # the products' room
+            self._z, self._t = np.empty_like(self._D), np.empty_like(self._D)
         self._shifts = []
         self._store = np.empty((max(4, len(self.active)), n_valid))
         return self.add(sorted(self.active))
