@@ -161,8 +161,11 @@ def run_chunk(tp, g0: int, n: int, hist: int, edges, run, src, tail, front) -> N
                        run.errors, run.state)
     while done < n:  # only a lazy tail stops early
         g0, n, hist = g0 + done, n - done, hist + done
+        made = len(tp._shifts)
         # the kernel reads columns from hist - base on (sample n at column n - base)
         tail = tail._replace(out=tp.add(tp.needed(run.state.fstate[K.F_PHASE]), hist - tail.base), coef=tp.coef)
+        if len(tp._shifts) == made:  # the kernel and needed() disagree on the shifts a block reads
+            raise RuntimeError(f"the simulator's kernel stopped at UI {g0} for a tail shift already made")
         rxj = front.clock_offset[done:] if front.jitter_on else front.clock_offset
         front = front._replace(noise=front.noise[done:], clock_offset=rxj)
         done = K.run_chunk(g0, n, hist, edges, run.step, src, tail, front, run.slicer, run.eq, run.clock, run.eye,
