@@ -174,14 +174,15 @@ class Cdr:
         detector's on the FFE output (``b_1`` is a constant): it locks where the first
         pre-cursor equals the first post-cursor the DFE leaves, the criterion of 802.3's COM
         cursor (93A-25/26, ``Cdr(phase="mm-dfe")``) with the taps where the loop starts.
-        ``"mm-ffe"``: the same detector on the Rx FFE
-        output, before the DFE, ``(y_(n-1) a_n - y_n a_(n-1)) / h0`` (mean ``h(-1) - h(1)``;
-        it locks where the first pre- and post-cursor are equal; the simulator's ``"mm"``
-        before issue 35). With a large first post-cursor the DFE cancels, that point lies
-        late, near the side where the fixed DFE no longer matches the pulse: its decisions
-        then fail in bursts, and with wrong decisions the detector's mean changes sign (a
-        false lock point a tenth of a UI later on the 802.3ck cable assembly CA_19p75dB),
-        so a transient or jitter past it carries the loop a whole UI away. ``"bang-bang"``:
+        ``"mm-ffe"``: the same detector on the Rx FFE output, before the DFE,
+        ``(y_(n-1) a_n - y_n a_(n-1)) / h0`` (mean ``h(-1) - h(1)``; it locks where the first
+        pre- and post-cursor are equal; the simulator's ``"mm"`` before issue 35). With a
+        large first post-cursor the DFE cancels, that point lies late, near the side where
+        the fixed DFE no longer matches the pulse: its decisions fail in bursts there, and
+        with wrong decisions the detector's mean changes sign (a false lock point a tenth of
+        a UI beyond its lock point on the 802.3ck cable assembly CA_19p75dB), so a transient
+        or jitter past it carries the loop a whole UI away (``benchmarks/bench_cdr.py``: it
+        lost 6 of the 7 shared throughs with an Rx FFE, ``"mm"`` none). ``"bang-bang"``:
         an Alexander detector with an edge sample half a UI early, used on symmetric
         transitions (``a_n = -a_(n-1)``).
     phase : "peak", "mm", "mm-dfe" or float
