@@ -188,7 +188,8 @@ def _tail_plan(lk: PreparedLink, rx: Receiver, jitter: Jitter, cdr: Cdr, tab: Ta
                columns: bool):
     """The tail's plan (:mod:`.tail`), or None for the direct path: the head's lags, and
     every sampling shift the kernel reads (the CDR's range, the sampling clock's
-    neighbours, the eye's columns, the bang-bang edge sampler)."""
+    neighbours, the eye's columns, the bang-bang edge sampler); with a clock recovery and
+    no columns, each shift's own filter made as the loop reads it (:mod:`.cdr_tail`)."""
     if tail not in ("auto", "fft", "direct"):
         raise ConfigError(f"tail must be 'auto', 'fft' or 'direct', got {tail!r}")
     if tail == "direct":
