@@ -38,29 +38,51 @@ def test_the_gains_are_floats_whatever_their_spelling():
     assert c == phy.Cdr("mm", kp_ui=0.0, ki_ui=0.0, phase_limit_ui=1.0, lock_bound_ui=1.0)
 
 
-def test_without_jitter_the_loop_locks_at_the_mueller_muller_point():
+def _lock_point_s(lk, dfe_aware: bool) -> float:
+    """Where the Mueller-Muller criterion holds, from the start (s): ``h(-1) = h(1)`` on
+    the FFE output, ``h(-1) = h(1) - b_1`` on the slicer input (``b_1`` the DFE's first tap,
+    fitted at the start): the zero nearest the start, interpolated on the fine grid."""
+    y, spu, m = lk.pulse.samples, lk.pulse.samples_per_ui, lk.sampling_index
+    x = m + np.arange(-spu, spu + 1)
+    h = lambda t: np.interp(t, np.arange(y.size), y)  # noqa: E731
+    f = (h(x - spu) - h(x + spu)) / h(m) + (lk.dfe[0] if dfe_aware else 0.0)
+    i = np.flatnonzero(np.diff(np.sign(f)) != 0)
+    i = i[np.argmin(np.abs(x[i] - m))]
+    return float((x[i] + f[i] / (f[i] - f[i + 1]) - m) * lk.pulse.dt_s)
+
+
+@pytest.mark.parametrize("kind", ["mm", "mm-ffe"])
+def test_without_jitter_the_loop_locks_at_the_mueller_muller_point(kind):
+    """``"mm"`` (on the slicer input) locks where ``h(-1) = h(1) - b_1``, ``"mm-ffe"`` (on
+    the FFE output) where ``h(-1) = h(1)``; both with the same loop, 0.002 UI rms."""
     ch = channels.library.get("chip_to_module")
-    r = phy.simulate(ch, 200_000, jitter=phy.Jitter(rj_rms_s=0.01 / BAUD), cdr=phy.Cdr("mm"), seed=1, **_readme_link())
-    mm = phy.serdes.prepare_link(ch, cdr=phy.Cdr("mm", phase="mm"), **{k: v for k, v in _readme_link().items()
-                                                                        if k != "noise"})
+    r = phy.simulate(ch, 200_000, jitter=phy.Jitter(rj_rms_s=0.01 / BAUD), cdr=phy.Cdr(kind), seed=1, **_readme_link())
     peak = phy.serdes.prepare_link(ch, **{k: v for k, v in _readme_link().items() if k != "noise"})
-    mm_offset_s = (mm.sampling_index - peak.sampling_index) * peak.pulse.dt_s
+    if kind == "mm-ffe":  # the library's own Mueller-Muller point agrees with the criterion above
+        mm = phy.serdes.prepare_link(ch, cdr=phy.Cdr("mm", phase="mm"), **{k: v for k, v in _readme_link().items()
+                                                                            if k != "noise"})
+        assert (mm.sampling_index - peak.sampling_index) * peak.pulse.dt_s == pytest.approx(
+            _lock_point_s(peak, False), abs=0.001 / BAUD)
     assert r.cdr_locked is True and r.ser.count == 0
     assert r.cdr_phase_rms_s * BAUD < 0.005
-    assert r.cdr_phase_mean_s == pytest.approx(mm_offset_s, abs=0.005 / BAUD)
+    assert r.cdr_phase_mean_s == pytest.approx(_lock_point_s(peak, kind == "mm"), abs=0.005 / BAUD)
 
 
 def test_the_readmes_jitter_needs_the_faster_loop():
-    """At baud / 1000 the default loop's sampling error is the jitter's own: it errs far
-    more than a fixed phase (and slips after about a million UI); twice as fast, it follows
-    the jitter and errs no more than the fixed phase."""
+    """At baud / 1000 the default loop's sampling error is the jitter's own: on the FFE
+    output (``"mm-ffe"``, the simulator's ``"mm"`` before issue 35) it errs far more than a
+    fixed phase (and slips after about a million UI); twice as fast, it follows the jitter
+    and errs no more than the fixed phase. On the slicer input (``"mm"``) the default loop
+    locks earlier, away from the eye's late edge, and errs less than on the FFE output."""
     ch = channels.library.get("chip_to_module")
     kw = dict(jitter=SJ, seed=1, **_readme_link())
     fixed = phy.simulate(ch, 600_000, cdr=phy.Cdr("fixed", phase="mm"), **kw)
     with warnings.catch_warnings():
         warnings.simplefilter("error", phy.CdrLockWarning)
+        default_ffe = phy.simulate(ch, 600_000, cdr=phy.Cdr("mm-ffe"), **kw)
+        fast = phy.simulate(ch, 600_000, cdr=phy.Cdr("mm-ffe", kp_ui=2**-6, ki_ui=2**-13), **kw)
         default = phy.simulate(ch, 600_000, cdr=phy.Cdr("mm"), **kw)
-        fast = phy.simulate(ch, 600_000, cdr=phy.Cdr("mm", kp_ui=2**-6, ki_ui=2**-13), **kw)
-    assert default.ser.low > 5 * fixed.ser.high
+    assert default_ffe.ser.low > 5 * fixed.ser.high
     assert fast.cdr_locked is True and fast.ser.count <= fixed.ser.count
     assert np.isfinite(fast.ser.value)
+    assert default.cdr_locked is True and 0 < default.ser.count < default_ffe.ser.count / 2

@@ -55,10 +55,11 @@ def cases() -> dict:
         "nrz_no_dfe": (victim, 40_000, {"tx": Transmitter("nrz"), "noise": Noise(rx_noise_rms_v=0.045),
                                         "seed": 3}),
         # PAM4, Tx and Rx FFE, two DFE taps on decisions, precoder, edge jitter, MM CDR, eye, waveform
+        # (the MM detector on the FFE output: "mm" before issue 35, now "mm-ffe", bit for bit)
         "pam4_mm_eye": (symmetric, 30_000, {
             "tx": Transmitter(ffe=TxFfe((-0.08, 0.85, -0.07), main=1), precoder=True),
             "rx": Receiver(ffe=RxFfe(1, 3), dfe=Dfe(2)), "noise": Noise(tx_snr_db=30, rx_noise_rms_v=0.03),
-            "jitter": edge, "cdr": Cdr("mm", phase=0.1 / BAUD, kp_ui=2**-6, ki_ui=2**-13, update_ui=8), "eye": True,
+            "jitter": edge, "cdr": Cdr("mm-ffe", phase=0.1 / BAUD, kp_ui=2**-6, ki_ui=2**-13, update_ui=8), "eye": True,
             "eye_bins": 64, "waveform_ui": 40, "warmup_ui": 2_000, "chunk_ui": 4096, "seed": 5}),
         # bang-bang CDR, genie DFE, the ADC and the sampling clock's jitter and wander, eye
         "pam4_bb_adc_genie": (victim, 30_000, {

@@ -164,11 +164,27 @@ class Cdr:
 
     Parameters
     ----------
-    kind : {"fixed", "mm", "bang-bang"}
-        ``"mm"``: a Mueller-Mueller (type A) phase detector on the Rx FFE output,
-        ``(y_(n-1) a_n - y_n a_(n-1)) / h0``, whose mean ``h(-1) - h(+1)`` grows as the
-        sampling moves later; it locks where the first pre- and post-cursor are equal. ``"bang-bang"``: an Alexander detector with an edge sample
-        half a UI early, used on symmetric transitions (``a_n = -a_(n-1)``).
+    kind : {"fixed", "mm", "mm-ffe", "bang-bang"}
+        ``"mm"``: a Mueller-Muller type A phase detector (K. H. Mueller and M. Muller,
+        "Timing recovery in digital synchronous data receivers", IEEE Trans. Commun. 24(5),
+        1976) on the slicer's input, the Rx FFE output less the DFE's feedback, ``z``:
+        ``(z_(n-1) a_n - z_n a_(n-1)) / h0`` with the decisions ``a`` the DFE feeds back. Its
+        mean, ``E[a^2] (h(-1) - (h(1) - b_1)) / h0`` (``b_1`` the DFE's first tap, fixed where
+        the loop starts), grows as the sampling moves later at the same rate as the
+        detector's on the FFE output (``b_1`` is a constant): it locks where the first
+        pre-cursor equals the first post-cursor the DFE leaves, the criterion of 802.3's COM
+        cursor (93A-25/26, ``Cdr(phase="mm-dfe")``) with the taps where the loop starts.
+        ``"mm-ffe"``: the same detector on the Rx FFE output, before the DFE,
+        ``(y_(n-1) a_n - y_n a_(n-1)) / h0`` (mean ``h(-1) - h(1)``; it locks where the first
+        pre- and post-cursor are equal; the simulator's ``"mm"`` before issue 35). With a
+        large first post-cursor the DFE cancels, that point lies late, near the side where
+        the fixed DFE no longer matches the pulse: its decisions fail in bursts there, and
+        with wrong decisions the detector's mean changes sign (a false lock point a tenth of
+        a UI beyond its lock point on the 802.3ck cable assembly CA_19p75dB), so a transient
+        or jitter past it carries the loop a whole UI away (``benchmarks/bench_cdr.py``: it
+        lost 6 of the 7 shared throughs with an Rx FFE, ``"mm"`` none). ``"bang-bang"``:
+        an Alexander detector with an edge sample half a UI early, used on symmetric
+        transitions (``a_n = -a_(n-1)``).
     phase : "peak", "mm", "mm-dfe" or float
         The fixed phase, and the CDR's starting phase: the pulse's peak, its
         Mueller-Mueller point (``h(-1) = h(1)``), the Mueller-Mueller point with the DFE's
@@ -210,8 +226,8 @@ class Cdr:
 
     def __post_init__(self):
         k = str(self.kind).lower().replace("_", "-")
-        if k not in ("fixed", "mm", "bang-bang"):
-            raise ConfigError(f"Cdr.kind must be 'fixed', 'mm' or 'bang-bang', got {self.kind!r}")
+        if k not in ("fixed", "mm", "mm-ffe", "bang-bang"):
+            raise ConfigError(f"Cdr.kind must be 'fixed', 'mm', 'mm-ffe' or 'bang-bang', got {self.kind!r}")
         object.__setattr__(self, "kind", k)
         if not (self.phase in ("peak", "mm", "mm-dfe") or isinstance(self.phase, (int, float, np.floating))):
             raise ConfigError(f"Cdr.phase must be 'peak', 'mm', 'mm-dfe' or an offset in seconds, got {self.phase!r}")
@@ -226,7 +242,7 @@ class Cdr:
 
     @property
     def code(self) -> int:
-        return {"fixed": 0, "mm": 1, "bang-bang": 2}[self.kind]
+        return {"fixed": 0, "mm": 1, "bang-bang": 2, "mm-ffe": 3}[self.kind]
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "phase": self.phase, "kp_ui": self.kp_ui, "ki_ui": self.ki_ui,

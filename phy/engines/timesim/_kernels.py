@@ -33,6 +33,40 @@ def adc(v, step, top):
     return min(max(x, -top), top)
 
 
+@njit(cache=True, inline="always")
+def _detector(kind, prev, preva, a, yf, z, h0, edge):
+    """The phase detector's output for the decision ``a`` (positive: sampling late): Mueller-
+    Muller type A on the slicer input ``z`` (kind 1) or the FFE output ``yf`` (kind 3) with
+    ``prev``, ``preva`` the last UI's sample and decision; bang-bang (kind 2) from the edge
+    sample ``edge`` on symmetric transitions."""
+    if kind == 1:
+        return (prev * a - z * preva) / h0
+    if kind == 3:
+        return (prev * a - yf * preva) / h0
+    if a != 0.0 and preva == -a:
+        return 1.0 if (edge > 0.0) == (a > 0.0) else -1.0
+    return 0.0
+
+
+@njit(cache=True, inline="always")
+def _tail_missing(coef, si, jit_on, edge, spu, cols):
+    """Whether a tail made per sampling shift (:mod:`.cdr_tail`: NaN weights for the shifts
+    not made) lacks one a block at shift index ``si`` reads: the sample's, its neighbours
+    with the sampling clock's jitter, the bang-bang edge sample's, the eye's columns'."""
+    if coef.shape[0] == 0:
+        return False
+    c = coef[0]
+    miss = np.isnan(c[si])
+    if jit_on:
+        miss = miss or np.isnan(c[si - 1]) or np.isnan(c[si + 1])
+    if edge:
+        miss = miss or np.isnan(c[si - spu // 2])
+    if cols:
+        for p in range(spu):
+            miss = miss or np.isnan(c[si - spu // 2 + p])
+    return miss
+
+
 @njit(cache=True)
 def run_chunk(g0, n, hist, edges, step, src, tail, front, slicer, eq, clock, eye_out, errors, state):
     """Simulate the decisions of UIs ``g0 .. g0+n-1`` (global), sampling ``eq.pre`` UIs ahead.
@@ -46,10 +80,11 @@ def run_chunk(g0, n, hist, edges, step, src, tail, front, slicer, eq, clock, eye
     difference). Results accumulate in the eye's record (counts, errors per eye column,
     zero crossings of the ADC input by time offset, ``CROSS_SUB`` bins per column, the
     waveform), the counters' record and the state (the CDR phase's extremes, and the first
-    counted UI whose phase is beyond ``clock.lock_bound`` fine samples); nothing is
-    returned. With ``eq.genie`` the DFE feeds back the sent symbols instead of the
-    decisions (no error propagation: the error ratio at the slicer the statistical eye
-    computes).
+    counted UI whose phase is beyond ``clock.lock_bound`` fine samples). Returns the UIs
+    done: ``n``, or fewer when the tail is made per sampling shift (:mod:`.cdr_tail`) and a
+    block reads a shift not made yet (the run goes on from that block). With ``eq.genie``
+    the DFE feeds back the sent symbols instead of the decisions (no error propagation: the
+    error ratio at the slicer the statistical eye computes).
 
     One long function on purpose: the per-UI loop (FFE, DFE, slicer, counters, eye, CDR)
     carries its state in local variables from one UI to the next (loaded from the state
@@ -113,6 +148,7 @@ def run_chunk(g0, n, hist, edges, step, src, tail, front, slicer, eq, clock, eye
     lastraw = fstate[F_LASTRAW]
     phmin = fstate[F_PHMIN]
     phmax = fstate[F_PHMAX]
+    done = n
     for s0 in range(0, n, block):
         m = min(block, n - s0)
         # samples of UIs g0+s0+fpre .. (local n_lo .. n_hi), at the phase frozen for the block
@@ -121,6 +157,9 @@ def run_chunk(g0, n, hist, edges, step, src, tail, front, slicer, eq, clock, eye
         ph_int = int(np.floor(phase + 0.5))
         want = eye_on or nw < nwave
         use_cols = want and g0 + s0 + fpre + m + nt > warmup  # columns fill the FFE before counting
+        if cdr_kind != 0 and _tail_missing(tail.coef, ph_int - tail.s_min, jit_on, cdr_kind == 2, spu, use_cols):
+            done = s0  # a tail made per shift (.cdr_tail) lacks one this block reads: stop before it
+            break
         if use_cols:
             sample_cols(cols, n_lo, n_hi, edges, step, src, tail, ph_int - half)
             if jit_on:  # every column moved by its UI's sampling error, through its slope
@@ -144,7 +183,7 @@ def run_chunk(g0, n, hist, edges, step, src, tail, front, slicer, eq, clock, eye
         if cdr_kind == 2:  # edge samples half a UI early, for UIs g0+s0 .. (no FFE lead)
             e_lo = n_lo - fpre
             sample_row(ye, e_lo, e_lo + m, edges, step, src, tail, ph_int - spu // 2)
-        if not want and cdr_kind == 0:  # the slicer alone at a fixed phase: the loop of decisions only
+        if not want:  # the slicer alone (no eye, no waveform): the loop of decisions and the clock's only
             for i in range(m):
                 ii = s0 + i
                 for t in range(nt - 1, 0, -1):
@@ -167,8 +206,19 @@ def run_chunk(g0, n, hist, edges, step, src, tail, front, slicer, eq, clock, eye
                 if nd > 0:
                     ahist[0] = a_hat
                 a_prev = a_hat
-                prevyf = yf
-            preva = a_prev
+                if cdr_kind != 0:  # the clock recovery, as in the loop below
+                    ph_ui[i] = phase
+                    a_d = levels[idx_d]
+                    pd = _detector(cdr_kind, prevyf, preva, a_d, yf, z, h0, ye[i] + rxn[ii] if cdr_kind == 2 else 0.0)
+                    integ -= ki * pd * spu
+                    ph = phase - kp * pd * spu + integ
+                    phase = min(max(ph, -phase_lim), phase_lim)
+                    prevyf = z if cdr_kind == 1 else yf
+                    preva = a_d
+                else:
+                    prevyf = yf
+            if cdr_kind == 0:
+                preva = a_prev
             m_loop = 0
         else:
             m_loop = m
@@ -248,15 +298,11 @@ def run_chunk(g0, n, hist, edges, step, src, tail, front, slicer, eq, clock, eye
                         nw += 1
             # ---- clock recovery (positive detector output = sampling late)
             if cdr_kind != 0:
-                pd = 0.0
-                if cdr_kind == 1:  # Mueller-Mueller type A on the FFE output: h(-1) - h(+1)
-                    pd = (prevyf * a_hat - yf * preva) / h0
-                elif a_hat != 0.0 and preva == -a_hat:  # bang-bang, symmetric transitions
-                    pd = 1.0 if (ye[i] + rxn[ii] > 0.0) == (a_hat > 0.0) else -1.0
+                pd = _detector(cdr_kind, prevyf, preva, a_hat, yf, z, h0, ye[i] + rxn[ii] if cdr_kind == 2 else 0.0)
                 integ -= ki * pd * spu
                 ph = phase - kp * pd * spu + integ
                 phase = min(max(ph, -phase_lim), phase_lim)
-            prevyf = yf
+            prevyf = z if cdr_kind == 1 else yf  # what the MM detector correlates
             preva = a_hat
             a_fb = levels[sym[loc]] if genie else a_hat  # what the DFE feeds back
             for t in range(nd - 1, 0, -1):
@@ -333,3 +379,4 @@ def run_chunk(g0, n, hist, edges, step, src, tail, front, slicer, eq, clock, eye
     fstate[F_LASTRAW] = lastraw
     fstate[F_PHMIN] = phmin
     fstate[F_PHMAX] = phmax
+    return done

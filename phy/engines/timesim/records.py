@@ -119,7 +119,7 @@ class Equaliser(NamedTuple):
 class Clock(NamedTuple):
     """The clock recovery."""
 
-    kind: int  # 0 fixed, 1 Mueller-Muller, 2 bang-bang (Cdr.code)
+    kind: int  # 0 fixed, 1 Mueller-Muller (slicer input), 2 bang-bang, 3 Mueller-Muller (FFE output) (Cdr.code)
     kp: float  # proportional gain (UI per detector output)
     ki: float  # integral gain
     h0: float  # the main cursor (V), the MM detector's scale

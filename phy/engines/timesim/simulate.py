@@ -42,6 +42,7 @@ from ...errors import ConfigError
 from ...serdes import Cdr, Jitter, Noise, PreparedLink, Receiver, Transmitter, prepare_link
 from ...serdes.limits import check_bytes, check_jitter
 from . import _kernels as K
+from . import cdr_tail as C
 from . import records as R
 from ._samples import prepare_symbols
 from .result import SimulationResult, assemble
@@ -187,7 +188,8 @@ def _tail_plan(lk: PreparedLink, rx: Receiver, jitter: Jitter, cdr: Cdr, tab: Ta
                columns: bool):
     """The tail's plan (:mod:`.tail`), or None for the direct path: the head's lags, and
     every sampling shift the kernel reads (the CDR's range, the sampling clock's
-    neighbours, the eye's columns, the bang-bang edge sampler)."""
+    neighbours, the eye's columns, the bang-bang edge sampler); with a clock recovery and
+    no columns, each shift's own filter made as the loop reads it (:mod:`.cdr_tail`)."""
     if tail not in ("auto", "fft", "direct"):
         raise ConfigError(f"tail must be 'auto', 'fft' or 'direct', got {tail!r}")
     if tail == "direct":
@@ -217,6 +219,10 @@ def _tail_plan(lk: PreparedLink, rx: Receiver, jitter: Jitter, cdr: Cdr, tab: Ta
     if cdr.kind == "bang-bang":
         lo = min(lo, ph[0] - spu // 2)
     e_max = jitter.max_tx_s() / lk.analog.dt_s if edge else 0.0
+    if cdr.kind != "fixed" and not columns:  # each shift's own filter, made as the loop reads it
+        offsets = [0] + ([-1, 1] if lk.impairments.sampling_rms_s > 0 else []) + (
+            [-(spu // 2)] if cdr.kind == "bang-bang" else [])
+        return C.lazy_tail(tab.S, tab.pos_base, spu, tab.jpre, tab.jpost, head, np.arange(lo, hi + 1), e_max, offsets)
     return plan_tail(tab.S, tab.pos_base, spu, tab.jpre, tab.jpost, head, np.arange(lo, hi + 1), e_max, RANK_TOL)
 
 
@@ -361,8 +367,7 @@ def _run(lk, tx, rx, cdr, jitter, tab: Tables, st: _State, warmup: int, total: i
             d_max, u_max = max(d_max, dm), max(u_max, um)
             rxj_max = max(rxj_max, float(np.abs(rxj).max()))
         src, tail, front = R.for_chunk(run, agg_a, agg_b, agg_idx, tb, rx_noise.take(n), rxj)
-        K.run_chunk(g0, n, HB, edges, run.step, src, tail, front, run.slicer, run.eq, run.clock, run.eye, run.errors,
-                    run.state)
+        C.run_chunk(tp, g0, n, HB, edges, run, src, tail, front)
         g0 += n
     if tp is None:
         return {}
