@@ -294,20 +294,30 @@ def check(text: str, name: str, ports_from_name: int | None, max_ports: int) -> 
     return Header(version, ports, frequencies, matrix, reference_span)
 
 
-_PORT_NAME = re.compile(r"^[^\S\n]*! Port\[([0-9]+)\]", re.M)
+_PORT_DIGITS = re.compile(r"([0-9]+)\]")
 
 
 def check_port_names(text: str, name: str, ports: int | None) -> None:
     """``! Port[k] = name`` comments (scikit-rf stores the name at index ``k - 1``: ``k = 0``
-    would silently name the last port) must number a port from 1 to ``ports``."""
+    would silently name the last port) must number a port from 1 to ``ports``.
+
+    The lines ``^[^\\S\\n]*! Port\\[([0-9]+)\\]`` (multi-line) matches, found with
+    ``str.find``: at most one a line (the mark must be its first non-blank text), each line
+    looked at once."""
     if ports is None or "! Port[" not in text:
         return
-    for m in _PORT_NAME.finditer(text):
-        digits = m.group(1)
-        if len(digits) > 6 or not 1 <= int(digits) <= ports:
-            lineno = text.count("\n", 0, m.start()) + 1
-            raise ChannelError(f"{name}: line {lineno}: '! Port[{shown_path(digits, 20)}]' names a port outside "
-                               f"1..{ports}")
+    pos = text.find("! Port[")
+    while pos >= 0:
+        start = text.rfind("\n", 0, pos) + 1
+        m = _PORT_DIGITS.match(text, pos + 7) if start == pos or text[start:pos].isspace() else None
+        if m is not None:
+            digits = m.group(1)
+            if len(digits) > 6 or not 1 <= int(digits) <= ports:
+                lineno = text.count("\n", 0, start) + 1
+                raise ChannelError(f"{name}: line {lineno}: '! Port[{shown_path(digits, 20)}]' names a port outside "
+                                   f"1..{ports}")
+        end = text.find("\n", pos)
+        pos = -1 if end < 0 else text.find("! Port[", end)
 
 
 def _no_data_between(text: str, start: int, number: int, stop: int, taken: set, name: str, where: str) -> None:

@@ -260,10 +260,10 @@ class _FastTouchstone(_SafeTouchstone):
         else:
             rest = text[start:]
             raw, start = rest.encode("utf-8"), 0
-        v, st, en, first, slow, spec = scan_bytes(raw, start)
+        v, first, slow, spec = scan_bytes(raw, start)
         if spec.size:
             self._special_lines(raw, start, spec, state)
-        if slow.size and not finish_slow(v, raw, start, st, en, slow):
+        if slow.size and not finish_slow(v, raw, start, slow):
             raise _Fallback  # a token float() refuses: scikit-rf raises its own error
         per_point = state.numbers_per_line + 1
         n = v.size

@@ -14,7 +14,7 @@ comment blanking of ``_tsread``), with the same results:
   ``\\x1c``-``\\x1f``; LF ends a line). Every other byte, control characters and bytes
   above 127 included, belongs to a token (and makes it a token that is not a number).
 * A token of the form ``[+-]digits[.digits][(e|E)[+-]digits]`` with at most 19 mantissa
-  digits (read as one integer ``m``, the decimal point dropped) and at most 4 exponent
+  digits after its leading zeros (read as one integer ``m``, the decimal point dropped) and at most 4 exponent
   digits, whose ``m`` is below 2**53 and whose power of ten ``e`` (the exponent less the
   fractional digits) lies in -22..22, or whose ``m`` is 0, is ``m * 10**e`` or
   ``m / 10**-e`` in one IEEE operation, negated for a leading ``-``: Clinger's fast path,
@@ -67,35 +67,56 @@ def _special_line(b, j, n, spec, nspec):
 def scan(b):
     """Tokens and special lines of ``b`` (uint8, C-contiguous); see the module docstring.
 
-    Returns ``(v, start, end, first, slow, spec)``: per token its value (fast path; 0 for
-    the others), start and end byte offsets and whether it is the first on its line (0/1);
-    ``slow`` an ``(k, 4)`` int64 array of (token index, code, m as int64 bits, e) for the
-    tokens not read here; ``spec`` an ``(s, 3)`` int64 array of (start, end, bare) of the
-    special lines, in order.
+    Returns ``(v, first, slow, spec)``: per token its value (fast path; 0 for the others)
+    and whether it is the first on its line (0/1); ``slow`` a ``(k, 6)`` int64 array of
+    (token index, code, m as int64 bits, e, start, end) for the tokens not read here (byte
+    offsets, the end exclusive); ``spec`` an ``(s, 3)`` int64 array of (start, end, bare) of
+    the special lines, in order.
     """
     n = b.size
-    cap = n // 2 + 1
+    cap = n // 16 + 64  # grown below when short: Touchstone numbers take 8 to 20 bytes
     v = np.empty(cap, np.float64)
-    start = np.empty(cap, np.int64)
-    end = np.empty(cap, np.int64)
     first = np.empty(cap, np.uint8)
-    slow = np.empty((16, 4), np.int64)
-    spec = np.empty((16, 3), np.int64)
+    slow = np.empty((64, 6), np.int64)
+    spec = np.empty((64, 3), np.int64)
+    i = 0
     nt = 0
     ns = 0
     nspec = 0
+    while True:  # (the arrays grow here, outside the byte loop, which never reassigns them)
+        i, nt, ns, nspec, full = _scan_from(b, i, nt, ns, nspec, v, first, slow, spec)
+        if full == 0:
+            break
+        if full == 1:
+            slow = _grow(slow)
+        elif full == 2:
+            spec = _grow(spec)
+        else:
+            v = _grow1(v, nt)
+            first = _grow1(first, nt)
+    return v[:nt], first[:nt], slow[:ns], spec[:nspec]
+
+
+@njit(cache=True, nogil=True)
+def _scan_from(b, i, nt, ns, nspec, v, first, slow, spec):
+    """:func:`scan` from the line starting at ``i`` with the counts so far; returns the
+    counts and 0 at the end, or the line to resume at (its counts) and 1, 2 or 3 when
+    ``slow``, ``spec`` or the token arrays are full."""
+    n = b.size
     two53 = np.uint64(1) << np.uint64(53)
-    i = 0
+    zero = np.uint64(0)
     while i < n:
         j = i
         while j < n and _blank(b[j]):
             j += 1
         if j < n and (b[j] == 33 or b[j] == 35 or b[j] == 91):
             if nspec == spec.shape[0]:
-                spec = _grow(spec)
+                return i, nt, ns, nspec, 2
             j, nspec = _special_line(b, j, n, spec, nspec)
             i = j + 1
             continue
+        nt0 = nt
+        ns0 = ns
         line_first = 1
         while j < n and b[j] != 10:
             c = b[j]
@@ -106,82 +127,78 @@ def scan(b):
                 while j < n and b[j] != 10:
                     j += 1
                 break
+            if nt == v.size:
+                return i, nt0, ns0, nspec, 3
             ts = j
-            m = np.uint64(0)
+            m = zero
             nman = 0
+            nsig = 0  # digits from the first non-zero one: m's digits
             nfrac = 0
             nexp = 0
             x = 0
-            has_dot = False
-            has_e = False
-            prev_e = False
+            if c == 43 or c == 45:  # the grammar, a part at a time: [+-]
+                j += 1
+            while j < n and b[j] >= 48 and b[j] <= 57:  # digits
+                nman += 1
+                if m != zero or b[j] != 48:  # (leading zeros add nothing to m)
+                    nsig += 1
+                    if nsig <= 19:
+                        m = m * np.uint64(10) + np.uint64(b[j] - 48)
+                j += 1
+            if j < n and b[j] == 46:  # [.digits]
+                j += 1
+                while j < n and b[j] >= 48 and b[j] <= 57:
+                    nman += 1
+                    nfrac += 1
+                    if m != zero or b[j] != 48:
+                        nsig += 1
+                        if nsig <= 19:
+                            m = m * np.uint64(10) + np.uint64(b[j] - 48)
+                    j += 1
+            bad = nman == 0
             xneg = False
-            bad = False
-            while j < n:
+            if not bad and j < n and (b[j] == 101 or b[j] == 69):  # [(e|E)[+-]digits]
+                j += 1
+                if j < n and (b[j] == 43 or b[j] == 45):
+                    xneg = b[j] == 45
+                    j += 1
+                while j < n and b[j] >= 48 and b[j] <= 57:
+                    nexp += 1
+                    if nexp <= 4:
+                        x = x * 10 + (b[j] - 48)
+                    j += 1
+                bad = nexp == 0
+            while j < n:  # the token's end: anything more breaks the grammar
                 c = b[j]
                 if c == 10 or c == 33 or _blank(c):
                     break
-                if c >= 48 and c <= 57:
-                    if has_e:
-                        nexp += 1
-                        if nexp <= 4:
-                            x = x * 10 + (c - 48)
-                    else:
-                        nman += 1
-                        if nman <= 19:
-                            m = m * np.uint64(10) + np.uint64(c - 48)
-                        if has_dot:
-                            nfrac += 1
-                    prev_e = False
-                elif c == 46:
-                    if has_dot or has_e:
-                        bad = True
-                    has_dot = True
-                    prev_e = False
-                elif c == 101 or c == 69:
-                    if j == ts or has_e or nman == 0:
-                        bad = True
-                    has_e = True
-                    prev_e = True
-                elif c == 43 or c == 45:
-                    if prev_e:
-                        if c == 45:
-                            xneg = True
-                    elif j != ts:
-                        bad = True
-                    prev_e = False
-                else:
-                    bad = True
-                    prev_e = False
+                bad = True
                 j += 1
-            if nt == cap:  # (never: a token and its blank take two bytes)
-                break
-            start[nt] = ts
-            end[nt] = j
             first[nt] = line_first
             line_first = 0
-            bad = bad or nman == 0 or (has_e and nexp == 0) or nman > 19 or nexp > 4
+            bad = bad or nsig > 19 or nexp > 4
             e10 = (-x if xneg else x) - nfrac
             ae = -e10 if e10 < 0 else e10
-            if not bad and (m == 0 or (m < two53 and ae <= 22)):
-                fm = np.float64(m)
+            if not bad and (m == zero or (m < two53 and ae <= 22)):
+                fm = np.float64(np.int64(m))  # exact: m < 2**53
                 if ae > 22:
                     ae = 22
                 r = fm * _POW10[ae] if e10 >= 0 else fm / _POW10[ae]
                 v[nt] = -r if b[ts] == 45 else r
             else:
-                v[nt] = 0.0
                 if ns == slow.shape[0]:
-                    slow = _grow(slow)
+                    return i, nt0, ns0, nspec, 1
+                v[nt] = 0.0
                 slow[ns, 0] = nt
                 slow[ns, 1] = 1 if (not bad and ae <= 27) else 2
                 slow[ns, 2] = np.int64(m)
                 slow[ns, 3] = e10
+                slow[ns, 4] = ts
+                slow[ns, 5] = j
                 ns += 1
             nt += 1
         i = j + 1
-    return (v[:nt].copy(), start[:nt].copy(), end[:nt].copy(), first[:nt].copy(),
-            slow[:ns].copy(), spec[:nspec].copy())
+    return i, nt, ns, nspec, 0
 
 
 @njit(cache=True, nogil=True)
@@ -191,12 +208,19 @@ def _grow(a):
     return out
 
 
+@njit(cache=True, nogil=True)
+def _grow1(a, used):
+    out = np.empty(a.size * 2, a.dtype)
+    out[:used] = a[:used]
+    return out
+
+
 def scan_bytes(raw: bytes, start: int = 0):
     """:func:`scan` of ``raw[start:]`` (without copying it); offsets are from ``start``."""
     return scan(np.frombuffer(raw, np.uint8)[start:])
 
 
-def finish_slow(v: np.ndarray, raw: bytes, start: int, st: np.ndarray, en: np.ndarray, slow: np.ndarray) -> bool:
+def finish_slow(v: np.ndarray, raw: bytes, start: int, slow: np.ndarray) -> bool:
     """Fill in ``v`` the tokens :func:`scan` left (``slow``), as
     :func:`channels._tsnumbers.parse_numbers` reads them: the 80-bit path for code 1 where
     it gives the correctly rounded double, ``float`` for the others when they are Touchstone
@@ -208,13 +232,13 @@ def finish_slow(v: np.ndarray, raw: bytes, start: int, st: np.ndarray, en: np.nd
         w = np.flatnonzero(code == 1)
         if w.size:
             vw, exact = _tsnumbers._wide(slow[w, 2].view(np.uint64), slow[w, 3])
-            neg = np.frombuffer(raw, np.uint8)[st[idx[w]] + start] == 45
+            neg = np.frombuffer(raw, np.uint8)[slow[w, 4] + start] == 45
             v[idx[w]] = np.where(neg, -vw, vw)
             done[w] = exact
-    rest = idx[~done]
+    rest = np.flatnonzero(~done)
     if rest.size:
-        tokens = [raw[i:k] for i, k in zip((st[rest] + start).tolist(), (en[rest] + start).tolist())]
+        tokens = [raw[i:k] for i, k in zip((slow[rest, 4] + start).tolist(), (slow[rest, 5] + start).tolist())]
         if not all(_NUMBER_B.fullmatch(t) or _NONFINITE_B.fullmatch(t) for t in tokens):
             return False
-        v[rest] = [float(t) for t in tokens]
+        v[idx[rest]] = [float(t) for t in tokens]
     return True
