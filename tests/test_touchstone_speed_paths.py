@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import io
 import random
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 import skrf as rf
 
-from channels import _tsnumbers, _tsread, _tsscan
+from channels import ChannelError, _tsfile, _tsheader, _tsnumbers, _tsread, _tsscan
 from channels._tsnumbers import STRUCTURE_TABLE, parse_numbers
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "channels"
@@ -165,3 +166,42 @@ def test_shared_networks_equal_scikit_rf(path):
     assert vars(got).keys() == vars(ref).keys()
     for k in vars(ref):
         assert _same(vars(got)[k], vars(ref)[k]), k
+
+
+# ------------------------------------------------------------------- checks made cheaper
+def _old_port_check(text: str, ports: int):
+    """The regex check_port_names ran before (main 862076c): the first bad port number, or None."""
+    for m in re.finditer(r"^[^\S\n]*! Port\[([0-9]+)\]", text, re.M):
+        digits = m.group(1)
+        if len(digits) > 6 or not 1 <= int(digits) <= ports:
+            return text.count("\n", 0, m.start()) + 1, digits
+    return None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_port_name_check_as_the_regex(seed):
+    rng = random.Random(seed)
+    pieces = ["! Port[", "Port[", "! ", "!", " ", "\t", "\u2003", "\n", "\r\n", "x", "1", "2", "3", "4", "0", "9",
+              "]", "[", "= TX1_P", "0.5 1.5", "!! Port[1]", "0000001", "12345678"]
+    for _ in range(400):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 40)))
+        want = _old_port_check(text, 4)
+        if want is None:
+            _tsheader.check_port_names(text, "f.s4p", 4)
+        else:
+            with pytest.raises(ChannelError, match=rf"line {want[0]}: '! Port\[{want[1]}\]'"):
+                _tsheader.check_port_names(text, "f.s4p", 4)
+
+
+def test_line_length_check_as_before(tmp_path):
+    limit = _tsfile.MAX_LINE_CHARS
+    for lengths in ([limit], [limit + 1], [limit // 2] * 5, [3, limit + 1, 2], [limit - 1, limit, 1],
+                    [limit // 2 - 1, 2 * limit], [10] * 1000 + [limit + 7], [limit * 3]):
+        raw = b"\n".join(b"1" * k for k in lengths)
+        too_long = max(lengths) > limit
+        if too_long:
+            k = max(range(len(lengths)), key=lambda i: (lengths[i], -i))
+            with pytest.raises(ChannelError, match=rf"line {k + 1} holds {lengths[k]:,} characters"):
+                _tsfile.check_line_length(raw, tmp_path / "f.s4p")
+        else:
+            _tsfile.check_line_length(raw, tmp_path / "f.s4p")
