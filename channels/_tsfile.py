@@ -136,7 +136,8 @@ def read_bytes(path: Path, st: os.stat_result) -> bytes:
             why = binary_reason(head)
             if why is not None:
                 raise ChannelError(f"{_shown(str(path))}: binary data, not a Touchstone text file ({why})")
-            raw = head + fh.read(MAX_FILE_BYTES + 1 - len(head))  # bounded even if the file grew
+            fh.seek(0)  # read again from the start: one buffer, no head + rest copy
+            raw = fh.read(MAX_FILE_BYTES + 1)  # bounded even if the file grew
     except OSError as exc:
         denied = f"this user may not read it (its permissions are {stat.filemode(st.st_mode)})"
         raise _access_error(path, exc, "reading", denied) from None
