@@ -27,6 +27,10 @@ all the numbers at once, and gets the same doubles bit for bit:
   ``float`` also takes ``1_000`` and non-ASCII digits, which no Touchstone file holds: such
   a token makes :func:`parse_numbers` return ``None``.
 
+Touchstone files are now read by :mod:`channels._tsscan` (one compiled pass with the same
+fast path); :func:`parse_numbers` stays as the reference its tests compare with, and
+:func:`_wide`, the 80-bit path, finishes the scanner's 16 to 19 digit numbers.
+
 Tokens are split as ``str.split()`` splits ASCII text (space, tab, CR, LF, VT, FF and
 ``\\x1c``-``\\x1f`` separate). A byte above 127 is never a separator here, so text with
 non-ASCII separators reads as tokens ``float`` refuses: the caller then falls back to the

@@ -7,11 +7,13 @@ scikit-rf reads a Touchstone file line by line in Python (``skrf.io.touchstone.T
 * The header, up to the first data line, goes through a copy of scikit-rf's loop: the same
   keyword table, the same :class:`skrf.io.touchstone.ParserState` methods for the option
   line, comments and port names, the same ``[Reference]`` continuation reading.
-* The rest is read at once with numpy: the lines whose first character is ``!``, ``#`` or
-  ``[`` are found and handled in order as scikit-rf handles them (a comment, the option
-  line, ``[End]``); everything from a ``!`` to the end of a line is blanked, as
-  scikit-rf's ``line.partition("!")`` drops it; the numbers are read by
-  :func:`channels._tsnumbers.parse_numbers`, equal to ``float`` bit for bit. scikit-rf
+* The rest is read in one compiled pass (:func:`channels._tsscan.scan`, Numba) over its
+  bytes: the lines whose first non-blank character is ``!``, ``#`` or ``[`` are found and
+  handled in order as scikit-rf handles them (a comment, the option line, ``[End]``);
+  everything from a ``!`` to the end of a line is skipped, as scikit-rf's
+  ``line.partition("!")`` drops it; the numbers are read as ``float`` reads them, bit for
+  bit (Clinger's fast path in the kernel, the rest as :mod:`channels._tsnumbers` reads
+  them). scikit-rf
   takes a line's first number as a frequency when the numbers so far fill whole points;
   the reader checks that this agrees with reading every ``1 + numbers_per_line`` numbers
   as one point (every point starts a line, no line starts one number into a point).
@@ -256,10 +258,9 @@ class _FastTouchstone(_SafeTouchstone):
         from ._tsscan import finish_slow, scan_bytes  # (numba: imported on the first file read)
 
         if text.isascii():  # (O(1) for a str) byte offsets are character offsets
-            raw, rest = text.encode("ascii"), None
+            raw = text.encode("ascii")
         else:
-            rest = text[start:]
-            raw, start = rest.encode("utf-8"), 0
+            raw, start = text[start:].encode("utf-8"), 0
         v, first, slow, spec = scan_bytes(raw, start)
         if spec.size:
             self._special_lines(raw, start, spec, state)
@@ -271,10 +272,10 @@ class _FastTouchstone(_SafeTouchstone):
         if n % per_point or not is_start[0:n:per_point].all() or is_start[1:n:per_point].any():
             raise _Fallback  # scikit-rf would pair the numbers up otherwise (or fail)
         pts = v.reshape(-1, per_point)
-        f = pts[:, 0].copy()
+        f = pts[:, 0]  # (views: scikit-rf's load_file copies both with np.array)
         if state.rank == 2 and self.version == "1.0" and np.any(f[1:] < f[:-1]):
             raise _Fallback  # a Touchstone 1 two-port's noise block
-        return f, pts[:, 1:].ravel()
+        return f, pts[:, 1:]
 
     def _special_lines(self, raw: bytes, start: int, spec: np.ndarray, state) -> None:
         """The comment and keyword lines after the first data line (``spec``: their byte
