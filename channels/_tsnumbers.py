@@ -43,7 +43,8 @@ import re
 
 import numpy as np
 
-__all__ = ["float_reads", "is_number", "is_integer", "is_nonfinite", "parse_numbers", "split_tokens", "STRUCTURE_TABLE"]
+__all__ = ["float_reads", "is_number", "is_integer", "is_nonfinite", "parse_numbers", "split_tokens", "STRUCTURE_TABLE",
+           "wide_path"]
 
 # A number as Touchstone writes one (the specification's integers and floating-point
 # values): an optional sign, ASCII digits with an optional decimal point, an optional
@@ -186,6 +187,12 @@ def _wide(m: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     mant, _ = np.frexp(x)  # x = mant * 2**k, 0.5 <= mant < 1: mant * 2**64 is the significand
     low = (mant * _TWO64).astype(np.uint64) & np.uint64(0x7FF)
     return x.astype(np.float64), low != np.uint64(0x400)
+
+
+def wide_path(m: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``m * 10**e`` by the 80-bit path (:func:`_wide`: the values, and where each is the
+    correctly rounded double), or None where there is no such path (module docstring)."""
+    return _wide(m, e) if _X87 else None
 
 
 def _x87_works() -> bool:
