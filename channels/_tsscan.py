@@ -87,12 +87,12 @@ def scan(b):
         if full == 0:
             break
         if full == 1:
-            slow = _grow(slow)
+            slow = np.concatenate((slow, np.empty_like(slow)))
         elif full == 2:
-            spec = _grow(spec)
+            spec = np.concatenate((spec, np.empty_like(spec)))
         else:
-            v = _grow1(v, nt)
-            first = _grow1(first, nt)
+            v = np.concatenate((v, np.empty_like(v)))
+            first = np.concatenate((first, np.empty_like(first)))
     return v[:nt], first[:nt], slow[:ns], spec[:nspec]
 
 
@@ -203,20 +203,6 @@ def _scan_from(b, i, nt, ns, nspec, v, first, slow, spec):
             nt += 1
         i = j + 1
     return i, nt, ns, nspec, 0
-
-
-@njit(cache=True, nogil=True)
-def _grow(a):
-    out = np.empty((a.shape[0] * 2, a.shape[1]), a.dtype)
-    out[:a.shape[0]] = a
-    return out
-
-
-@njit(cache=True, nogil=True)
-def _grow1(a, used):
-    out = np.empty(a.size * 2, a.dtype)
-    out[:used] = a[:used]
-    return out
 
 
 def scan_bytes(raw: bytes, start: int = 0):
