@@ -27,6 +27,10 @@ all the numbers at once, and gets the same doubles bit for bit:
   ``float`` also takes ``1_000`` and non-ASCII digits, which no Touchstone file holds: such
   a token makes :func:`parse_numbers` return ``None``.
 
+Touchstone files are now read by :mod:`channels._tsscan` (one compiled pass with the same
+fast path); :func:`parse_numbers` stays as the reference its tests compare with, and
+:func:`_wide`, the 80-bit path, finishes the scanner's 16 to 19 digit numbers.
+
 Tokens are split as ``str.split()`` splits ASCII text (space, tab, CR, LF, VT, FF and
 ``\\x1c``-``\\x1f`` separate). A byte above 127 is never a separator here, so text with
 non-ASCII separators reads as tokens ``float`` refuses: the caller then falls back to the
@@ -39,7 +43,8 @@ import re
 
 import numpy as np
 
-__all__ = ["float_reads", "is_number", "is_integer", "is_nonfinite", "parse_numbers", "split_tokens", "STRUCTURE_TABLE"]
+__all__ = ["float_reads", "is_number", "is_integer", "is_nonfinite", "parse_numbers", "split_tokens", "STRUCTURE_TABLE",
+           "wide_path"]
 
 # A number as Touchstone writes one (the specification's integers and floating-point
 # values): an optional sign, ASCII digits with an optional decimal point, an optional
@@ -182,6 +187,12 @@ def _wide(m: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     mant, _ = np.frexp(x)  # x = mant * 2**k, 0.5 <= mant < 1: mant * 2**64 is the significand
     low = (mant * _TWO64).astype(np.uint64) & np.uint64(0x7FF)
     return x.astype(np.float64), low != np.uint64(0x400)
+
+
+def wide_path(m: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``m * 10**e`` by the 80-bit path (:func:`_wide`: the values, and where each is the
+    correctly rounded double), or None where there is no such path (module docstring)."""
+    return _wide(m, e) if _X87 else None
 
 
 def _x87_works() -> bool:

@@ -7,11 +7,13 @@ scikit-rf reads a Touchstone file line by line in Python (``skrf.io.touchstone.T
 * The header, up to the first data line, goes through a copy of scikit-rf's loop: the same
   keyword table, the same :class:`skrf.io.touchstone.ParserState` methods for the option
   line, comments and port names, the same ``[Reference]`` continuation reading.
-* The rest is read at once with numpy: the lines whose first character is ``!``, ``#`` or
-  ``[`` are found and handled in order as scikit-rf handles them (a comment, the option
-  line, ``[End]``); everything from a ``!`` to the end of a line is blanked, as
-  scikit-rf's ``line.partition("!")`` drops it; the numbers are read by
-  :func:`channels._tsnumbers.parse_numbers`, equal to ``float`` bit for bit. scikit-rf
+* The rest is read in one compiled pass (:func:`channels._tsscan.scan`, Numba) over its
+  bytes: the lines whose first non-blank character is ``!``, ``#`` or ``[`` are found and
+  handled in order as scikit-rf handles them (a comment, the option line, ``[End]``);
+  everything from a ``!`` to the end of a line is skipped, as scikit-rf's
+  ``line.partition("!")`` drops it; the numbers are read as ``float`` reads them, bit for
+  bit (Clinger's fast path in the kernel, the rest as :mod:`channels._tsnumbers` reads
+  them). scikit-rf
   takes a line's first number as a frequency when the numbers so far fill whole points;
   the reader checks that this agrees with reading every ``1 + numbers_per_line`` numbers
   as one point (every point starts a line, no line starts one number into a point).
@@ -47,7 +49,6 @@ import skrf as rf
 from skrf.frequency import Frequency
 from skrf.io import touchstone as _skts
 
-from ._tsnumbers import STRUCTURE_TABLE, parse_numbers
 
 __all__ = ["TESTED_SKRF", "enabled", "read_text"]
 
@@ -221,7 +222,7 @@ class _FastTouchstone(_SafeTouchstone):
                 raise _Fallback
             if state.rank == 2 and state.two_port_order_legacy and state.matrix_format != "full":
                 raise _Fallback  # scikit-rf 2.2 leaves S12 = S21 as np.empty's leftovers here
-            state.f, state.s = self._read_data(text[start:], state)
+            state.f, state.s = self._read_data(text, start, state)
         if not state.port_names or len(state.port_names) != state.rank:
             port_names = self._parse_port(lines)
             if len(port_names) == state.rank:
@@ -249,69 +250,46 @@ class _FastTouchstone(_SafeTouchstone):
                     continue
             return start
 
-    def _read_data(self, rest: str, state: _skts.ParserState) -> tuple[np.ndarray, np.ndarray]:
-        """Frequencies and raw values (as ``state.f`` and ``state.s``) of the lines from the
-        first data line on; the comment and keyword lines among them go to ``state``."""
-        ascii_text = rest.isascii()
-        raw = rest.encode("ascii" if ascii_text else "utf-8")
-        b = np.frombuffer(raw.translate(STRUCTURE_TABLE), np.uint8)
-        nl = np.flatnonzero(b == 10)
-        line_start = np.concatenate((np.zeros(1, np.int64), nl + 1))
-        line_end = np.concatenate((nl, np.array([b.size], np.int64)))
-        if b"!" in raw or b"#" in raw or b"[" in raw:
-            b = self._blank_comments(b, raw, rest if ascii_text else None, nl, line_start, line_end, state)
-        res = parse_numbers(b)
-        if res is None:
+    def _read_data(self, text: str, start: int, state: _skts.ParserState) -> tuple[np.ndarray, np.ndarray]:
+        """Frequencies and raw values (as ``state.f`` and ``state.s``) of the lines of ``text``
+        from offset ``start`` (the first data line) on; the comment and keyword lines among
+        them go to ``state``. One compiled pass (:func:`channels._tsscan.scan`) finds them
+        and reads the numbers."""
+        from ._tsscan import finish_slow, scan_bytes  # (numba: imported on the first file read)
+
+        if text.isascii():  # (O(1) for a str) byte offsets are character offsets
+            raw = text.encode("ascii")
+        else:
+            raw, start = text[start:].encode("utf-8"), 0
+        v, first, slow, spec = scan_bytes(raw, start)
+        if spec.size:
+            self._special_lines(raw, start, spec, state)
+        if slow.size and not finish_slow(v, raw, start, slow):
             raise _Fallback  # a token float() refuses: scikit-rf raises its own error
-        v, st, _ = res
         per_point = state.numbers_per_line + 1
         n = v.size
-        first = np.searchsorted(st, line_start)  # index of each line's first token
-        starts = first[first < np.append(first[1:], n)]  # lines that hold numbers
-        is_start = np.zeros(n + 1, bool)
-        is_start[starts] = True
-        if n % per_point or not is_start[0:n:per_point].all() or np.any(starts % per_point == 1):
+        is_start = first.view(bool)  # the tokens that start a line
+        if n % per_point or not is_start[0:n:per_point].all() or is_start[1:n:per_point].any():
             raise _Fallback  # scikit-rf would pair the numbers up otherwise (or fail)
         pts = v.reshape(-1, per_point)
-        f = pts[:, 0].copy()
+        f = pts[:, 0]  # (views: scikit-rf's load_file copies both with np.array)
         if state.rank == 2 and self.version == "1.0" and np.any(f[1:] < f[:-1]):
             raise _Fallback  # a Touchstone 1 two-port's noise block
-        return f, pts[:, 1:].ravel()
+        return f, pts[:, 1:]
 
-    def _blank_comments(self, b, raw, text, nl, line_start, line_end, state) -> np.ndarray:
-        """``b`` with every comment (from a line's first ``!`` to its end) and every line that
-        starts with ``#`` or ``[`` blanked; those lines are handled in order, as scikit-rf's
-        loop would (only a comment, a later option line or ``[End]`` may follow the data)."""
-        bang, bang_line = _first_per_line(np.flatnonzero(b == 33), nl)
-        if b"#" in raw or b"[" in raw:
-            other, other_line = _first_per_line(np.flatnonzero((b == 35) | (b == 91)), nl)
-            both = np.concatenate((bang, other))
-            cand, cand_line = _first_per_line(np.sort(both), nl)
-        else:
-            cand, cand_line = bang, bang_line
-        special = _blank_before(b, line_start[cand_line], cand)  # the line's first non-blank character
-        lines = cand[special].tolist(), line_end[cand_line[special]].tolist()
-        if text is not None:
-            self._data_keywords([text[i:k] for i, k in zip(*lines)], state)
-        else:
-            self._data_keywords([raw[i:k].decode("utf-8") for i, k in zip(*lines)], state)
-        # cut each special line from its first character, every other line from its first "!"
-        cut_line = np.union1d(cand_line[special], bang_line)
-        cut = np.where(np.isin(cut_line, cand_line[special]),
-                       _lookup(cand_line, cand, cut_line), _lookup(bang_line, bang, cut_line))
-        lengths = line_end[cut_line] - cut
-        total = int(lengths.sum())
-        out = b.copy()
-        if total:
-            offsets = np.repeat(cut - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
-            out[np.arange(total) + offsets] = 32
-        return out
+    def _special_lines(self, raw: bytes, start: int, spec: np.ndarray, state) -> None:
+        """The comment and keyword lines after the first data line (``spec``: their byte
+        extents from ``start`` and whether each is a bare ``!``) to :meth:`_data_keywords`."""
+        lines = ["!"] * len(spec)  # a bare "!" line strips to "!"
+        other = np.flatnonzero(spec[:, 2] == 0)
+        for k, i, e in zip(other.tolist(), (spec[other, 0] + start).tolist(), (spec[other, 1] + start).tolist()):
+            lines[k] = raw[i:e].decode("utf-8").strip()
+        self._data_keywords(lines, state, other.tolist())
 
-    def _data_keywords(self, lines: list[str], state: _skts.ParserState) -> None:
-        """Comment and keyword lines after the first data line, in order, as scikit-rf's table
-        handles them."""
-        stripped = [line.strip() for line in lines]
-        if all(s[0] == "!" and not (s[1:2] == " " and s[2:3] in "gGpPtTmM") for s in stripped):
+    def _data_keywords(self, stripped: list[str], state: _skts.ParserState, check: list[int]) -> None:
+        """Comment and keyword lines after the first data line (stripped), in order, as
+        scikit-rf's table handles them; the lines not in ``check`` are bare ``!``."""
+        if all(s[0] == "!" and not (s[1:2] == " " and s[2:3] in "gGpPtTmM") for s in map(stripped.__getitem__, check)):
             # plain comments only (none of "! gamma", "! port...", "! terminal...", "! modal..."):
             # ParserState.append_comment for each, at once
             (state.comments_after_option_line if state.option_line_parsed else state.comments).extend(stripped)
@@ -337,34 +315,6 @@ class _FastTouchstone(_SafeTouchstone):
                     append(line_l)
             elif not (low.startswith("[end]") and "[end]" in self._parse_dict):
                 raise _Fallback  # a keyword scikit-rf would act on, or (Touchstone 1) fail on
-
-
-def _first_per_line(pos: np.ndarray, nl: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The first of the sorted byte offsets ``pos`` on each line, and its line number."""
-    line = np.searchsorted(nl, pos)
-    first = np.ones(pos.size, bool)
-    first[1:] = line[1:] != line[:-1]
-    return pos[first], line[first]
-
-
-def _lookup(keys: np.ndarray, values: np.ndarray, at: np.ndarray) -> np.ndarray:
-    """``values[keys == a]`` for each ``a`` of ``at`` (``keys`` sorted and unique), 0 if absent."""
-    if keys.size == 0:
-        return np.zeros(at.size, np.int64)
-    i = np.minimum(np.searchsorted(keys, at), keys.size - 1)
-    return np.where(keys[i] == at, values[i], 0)
-
-
-def _blank_before(b: np.ndarray, start: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    """Whether only blanks (bytes <= 32) stand between each ``start`` and ``pos``."""
-    ok = np.ones(pos.size, bool)
-    k = 0
-    live = np.flatnonzero(start + k < pos)
-    while live.size:
-        ok[live[b[start[live] + k] > 32]] = False
-        k += 1
-        live = live[(start[live] + k < pos[live]) & ok[live]]
-    return ok
 
 
 class _Lines:

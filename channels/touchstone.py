@@ -111,7 +111,7 @@ def _read_network(path: Path, name: str) -> rf.Network:
     else:
         text = _tsfile.decode_text(raw, path)
         del raw
-        if not text.strip():
+        if not text or text.isspace():  # (what strip() would leave empty, without copying the text)
             raise ChannelError(f"{name}: the file is empty")
         header = _tsheader.check(text, name, nports, _tsfile.MAX_PORTS)
         if nports is None and header.ports is None:

@@ -64,7 +64,7 @@ from numba.core import caching, config, dispatcher
 
 __all__ = ["KERNEL_PACKAGES", "cache_dir", "configure", "state", "user_cache_folder"]
 
-KERNEL_PACKAGES = ("fec", "phy")  # the packages holding @njit(cache=True) kernels
+KERNEL_PACKAGES = ("channels", "fec", "phy")  # the packages holding @njit(cache=True) kernels
 _ROOT = Path(__file__).resolve().parent.parent
 _KERNEL_ROOTS = tuple(str(_ROOT / name) + os.sep for name in KERNEL_PACKAGES)  # _ROOT is resolved
 _log = logging.getLogger("linkmodel")
