@@ -252,15 +252,25 @@ def add_tail(y, n_lo, n_hi, tail, shift):
 
 @njit(cache=True, fastmath=True)
 def add_tail_cols(cols, n_lo, n_hi, tail, shift0):
-    """:func:`add_tail` for the columns ``p`` of ``cols[n - n_lo, p]`` (shift ``shift0 + p``)."""
+    """:func:`add_tail` for the columns ``p`` of ``cols[n - n_lo, p]`` (shift ``shift0 + p``).
+
+    The outputs are added in order to every element (as one row at a time would), a block
+    of rows per output: each row's additions are then independent of the previous
+    output's, instead of a chain through memory."""
     tb, tc, t_base, t_smin = tail.out, tail.coef, tail.base, tail.s_min
     no = tc.shape[0]
     P = cols.shape[1]
     s0 = shift0 - t_smin
-    for i in range(n_hi - n_lo):
-        row = cols[i]
+    j0 = n_lo - t_base
+    m = n_hi - n_lo
+    for b0 in range(0, m, 64):
+        nbk = min(64, m - b0)
         for o in range(no):
-            v = tb[o, n_lo + i - t_base]
             w = tc[o, s0 : s0 + P]
-            for p in range(P):
-                row[p] += w[p] * v
+            src = tb[o, j0 + b0 : j0 + b0 + nbk]
+            blk = cols[b0 : b0 + nbk]
+            for i in range(nbk):
+                v = src[i]
+                row = blk[i]
+                for p in range(P):
+                    row[p] += w[p] * v
