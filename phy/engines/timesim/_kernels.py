@@ -185,8 +185,14 @@ def run_chunk(g0, n, hist, edges, step, src, tail, front, slicer, eq, clock, eye
                 for t in range(nt - 1, 0, -1):
                     for p in range(P):
                         colring[t, p] = colring[t - 1, p]
-                for p in range(P):
-                    colring[0, p] = adc((cols[i, p] if use_cols else y[i]) + rxn[ii], adc_step, adc_top)
+                rn = rxn[ii]
+                if use_cols:
+                    for p in range(P):
+                        colring[0, p] = adc(cols[i, p] + rn, adc_step, adc_top)
+                else:
+                    v0 = adc(y[i] + rn, adc_step, adc_top)
+                    for p in range(P):
+                        colring[0, p] = v0
                 if eye_on and use_cols and gdec >= warmup:  # zero crossings, interpolated
                     prev = lastraw
                     for p in range(P):

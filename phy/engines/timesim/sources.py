@@ -19,8 +19,9 @@ def random_symbols(rng: np.random.Generator, n: int, order: int) -> np.ndarray:
     """Uniform symbols 0 .. order-1 (a power of two) from the top bits of one 64-bit draw each:
     the stream does not depend on how it is cut into chunks (numpy's small-integer draws
     buffer bits within one call and drop them at its end)."""
-    shift = np.uint64(64 - int(order).bit_length() + 1)
-    return (rng.bit_generator.random_raw(n) >> shift).astype(np.int64)
+    raw = rng.bit_generator.random_raw(n)
+    np.right_shift(raw, np.uint64(64 - int(order).bit_length() + 1), out=raw)  # below 2**63: the same as int64
+    return raw.view(np.int64)
 
 
 class _Source:
