@@ -267,3 +267,46 @@ def test_edges_from_reused_buffers_are_fresh_edges():
         KS.prepare_symbols(e2, drv, txn, eps, 100.0)
         for f in ("x", "a", "b", "ax", "bx", "idx", "d"):
             np.testing.assert_array_equal(getattr(e1, f), getattr(e2, f))
+
+
+def test_gaussian_draws_are_the_state_in_memory_draws_bit_for_bit():
+    """fast_normals (the state in locals) against the ziggurat drawn through the state array
+    (main 862076c's loop), clipped and not, over several calls."""
+    from phy.serdes import _kernels as SK
+
+    @njit(cache=False)
+    def before(s, out, scale, clip, zx, zr):
+        for i in range(out.size):
+            while True:
+                b = SK._next(s)
+                layer = np.int64(b & np.uint64(0xFF))
+                u = 2.0 * (((b >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0)) - 1.0
+                if abs(u) < zr[layer]:
+                    v = u * zx[layer]
+                    break
+                if layer == 0:
+                    while True:
+                        xt = np.log(((SK._next(s) >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0)) / zx[1]
+                        yt = np.log(((SK._next(s) >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0))
+                        if -2.0 * yt >= xt * xt:
+                            break
+                    v = xt - zx[1] if u < 0 else zx[1] - xt
+                    break
+                v = u * zx[layer]
+                f0 = np.exp(-0.5 * (zx[layer] * zx[layer] - v * v))
+                f1 = np.exp(-0.5 * (zx[layer + 1] * zx[layer + 1] - v * v))
+                if f1 + (((SK._next(s) >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0)) * (f0 - f1) < 1.0:
+                    break
+            if clip > 0.0:
+                v = min(max(v, -clip), clip)
+            out[i] = scale * v
+
+    sa = np.array([1, 2, 3, 4], dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    sb = sa.copy()
+    for n, clip in ((100_000, 0.0), (77_777, 3.0), (1, 0.0), (250_000, 8.0)):
+        a, b = np.empty(n), np.empty(n)
+        SK.fast_normals(sa, a, 0.7, clip, SK._ZX, SK._ZR)
+        before(sb, b, 0.7, clip, SK._ZX, SK._ZR)
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(sa, sb)
+    assert np.min(a) == -0.7 * 8.0 or np.min(a) > -0.7 * 8.0
