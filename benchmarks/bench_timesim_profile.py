@@ -28,7 +28,7 @@ taps, Tx and Rx noise, Tx jitter, fixed phase, 32 samples per UI, the default sp
 * ``twinax slicer``: ``twinax_1m_26awg`` at 106.25 GBd (target 40 ns/UI);
 * ``twinax eye`` and ``CA eye``: the same with the 32-column eye (target 300 ns/UI).
 
-    python benchmarks/bench_timesim_profile.py                # about 3 minutes on a shared 2-core machine
+    python benchmarks/bench_timesim_profile.py                # about 5 minutes on a shared 2-core machine
     python benchmarks/bench_timesim_profile.py --repeat 9 --case "twinax eye" --before /tmp/before35
 """
 
