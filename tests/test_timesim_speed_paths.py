@@ -310,3 +310,33 @@ def test_gaussian_draws_are_the_state_in_memory_draws_bit_for_bit():
         np.testing.assert_array_equal(a, b)
         np.testing.assert_array_equal(sa, sb)
     assert np.min(a) == -0.7 * 8.0 or np.min(a) > -0.7 * 8.0
+
+
+@pytest.mark.parametrize("pattern, precoder", [("random", False), ("prbs13q", False), ("prbs31", True),
+                                                ("ssprq", True)])
+def test_transmitter_stream_filled_in_place_is_the_copied_stream(pattern, precoder):
+    """The transmitter's stream written by its source into the window's buffers against the
+    same stream through ``make(n)`` and copies, over windows that overlap, grow and jump."""
+    from phy.engines.timesim.sources import tx_stream
+    from phy.serdes import prepare_link
+
+    class Copied:  # the source without ``fill``: the copying path
+        def __init__(self, f):
+            self.f = f
+
+        def __call__(self, n):
+            return self.f(n)
+
+    tx = Transmitter(pattern=pattern, precoder=precoder)
+    lk = prepare_link(channels.library.get("twinax_1m_26awg"), baud_hz=B2, tx=tx, noise=Noise(tx_snr_db=30.0),
+                      samples_per_ui=16)
+    jit = Jitter(rj_rms_s=1e-13, dcd_s=2e-13, sj_amplitude_s=5e-13, sj_frequency_hz=1e8)
+    a, b = (tx_stream(-100, tx, lk, jit, *(np.random.default_rng(s) for s in (1, 2, 3))) for _ in range(2))
+    b.make = Copied(b.make)
+    for lo, hi in ((-50, 300), (100, 1300), (1200, 1300), (1250, 5000), (4900, 5100)):
+        wa, wb = a.window(lo, hi), b.window(lo, hi)
+        assert set(wa) == set(wb) == {"data", "sent", "txn", "eps"}
+        for k in wb:
+            assert wa[k].dtype == wb[k].dtype
+            np.testing.assert_array_equal(wa[k], wb[k])
+    assert np.any(wa["txn"]) and np.any(wa["eps"])
