@@ -340,3 +340,24 @@ def test_transmitter_stream_filled_in_place_is_the_copied_stream(pattern, precod
             assert wa[k].dtype == wb[k].dtype
             np.testing.assert_array_equal(wa[k], wb[k])
     assert np.any(wa["txn"]) and np.any(wa["eps"])
+
+
+def test_rx_noise_from_reused_buffers_does_not_depend_on_the_chunks():
+    """The receiver's noise (its FIR's state carried, its buffers reused and regrown) in
+    chunks of changing size is the noise in one chunk, and the FIR of its white draws."""
+    from phy.engines.timesim.sources import RxNoise
+    from phy.serdes import _kernels as SK
+    from phy.serdes import prepare_link
+
+    lk = prepare_link(channels.library.get("twinax_1m_26awg"), baud_hz=B1, rx=Receiver(bandwidth_hz=0.75 * B1),
+                      noise=Noise(rx_noise_psd_v2_per_hz=8.2e-18), samples_per_ui=32)
+    assert lk.rx_noise_fir.size > 1
+    whole = RxNoise(lk, np.random.default_rng(11)).take(20_000).copy()
+    cut = RxNoise(lk, np.random.default_rng(11))
+    parts = [cut.take(n).copy() for n in (3000, 9000, 1000, 7000)]
+    np.testing.assert_array_equal(np.concatenate(parts), whole)
+    g = lk.rx_noise_fir
+    w = np.concatenate([np.zeros(g.size - 1), np.empty(20_000)])
+    SK.FastNormal(np.random.default_rng(11)).fill(w[g.size - 1 :], 1.0)
+    ref = np.convolve(w, g, "valid") + 0.0
+    assert np.max(np.abs(whole - ref)) <= 1e-13 * np.max(np.abs(ref))

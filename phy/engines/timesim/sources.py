@@ -179,15 +179,19 @@ class RxNoise:
         self.white = lk.white_noise_rms_v
         self.rng = SK.FastNormal(rng)
         self.tail = np.zeros(self.g.size - 1)
+        self._wn, self._rxn = np.empty(0), np.empty(0)  # buffers reused from chunk to chunk
 
     def take(self, n: int) -> np.ndarray:
+        """The next ``n`` samples of the noise (an array of the source's, valid until the next call)."""
         if self.g.size > 1:
-            wn = np.empty(self.tail.size + n)
-            wn[: self.tail.size] = self.tail
-            self.rng.fill(wn[self.tail.size :], 1.0)
-            rxn = np.empty(n)
+            nt = self.tail.size
+            if self._wn.size < nt + n:
+                self._wn, self._rxn = np.empty(nt + n), np.empty(n)
+            wn, rxn = self._wn[: nt + n], self._rxn[:n]
+            wn[:nt] = self.tail
+            self.rng.fill(wn[nt:], 1.0)
             fir_valid(wn, self.g, rxn)
-            self.tail = wn[wn.size - (self.g.size - 1):]
+            self.tail = wn[wn.size - nt :].copy()
         else:
             rxn = np.zeros(n)
         if self.white:
