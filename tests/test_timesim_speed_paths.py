@@ -183,7 +183,8 @@ def test_tail_outputs_are_the_direct_convolution_within_1e_12(plans):
     got = plan.outputs(d, u)[:, :n]
     for o in range(plan.n_out):
         ref = np.convolve(d, plan.kd[o], "valid") - np.convolve(u, plan.ku[o], "valid")
-        scale = np.convolve(np.abs(d), np.abs(plan.kd[o]), "valid") + np.convolve(np.abs(u), np.abs(plan.ku[o]), "valid")
+        scale = (np.convolve(np.abs(d), np.abs(plan.kd[o]), "valid")
+                 + np.convolve(np.abs(u), np.abs(plan.ku[o]), "valid"))
         assert np.all(np.abs(got[o] - ref) <= 1e-12 * scale + 1e-300)
 
 
