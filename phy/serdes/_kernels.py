@@ -102,19 +102,29 @@ def _next_py(s):
 
 
 @njit(cache=True, inline="always")
-def _uniform(s):
-    """A uniform in (0, 1): 53 bits, never 0."""
-    return ((_next(s) >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0)
+def _step(s0, s1, s2, s3):
+    """:func:`_next` on a state held in four locals: (output, the state advanced)."""
+    out = _rotl(s0 + s3, 23) + s0
+    t = s1 << np.uint64(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = _rotl(s3, 45)
+    return out, s0, s1, s2, s3
 
 
 @njit(cache=True)
 def fast_normals(s, out, scale, clip, zx, zr):
     """``out[i] = scale * N(0, 1)`` by the ziggurat on the xoshiro256++ state ``s``, clipped
     at ``+- clip`` standard deviations when ``clip > 0``; the draws follow each other, so the
-    values do not depend on how a stream is cut into calls."""
+    values do not depend on how a stream is cut into calls. (The state is held in locals
+    during the call and stored back at its end.)"""
+    s0, s1, s2, s3 = s[0], s[1], s[2], s[3]
     for i in range(out.size):
         while True:
-            b = _next(s)
+            b, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
             layer = np.int64(b & np.uint64(0xFF))
             u = 2.0 * (((b >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0)) - 1.0
             if abs(u) < zr[layer]:  # inside the layer's rectangle (99 % of draws)
@@ -122,8 +132,10 @@ def fast_normals(s, out, scale, clip, zx, zr):
                 break
             if layer == 0:  # the tail beyond R (Marsaglia 1964)
                 while True:
-                    xt = np.log(_uniform(s)) / zx[1]
-                    yt = np.log(_uniform(s))
+                    r1, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
+                    xt = np.log(((r1 >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0)) / zx[1]
+                    r2, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
+                    yt = np.log(((r2 >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0))
                     if -2.0 * yt >= xt * xt:
                         break
                 v = xt - zx[1] if u < 0 else zx[1] - xt
@@ -131,11 +143,13 @@ def fast_normals(s, out, scale, clip, zx, zr):
             v = u * zx[layer]  # the wedge between the rectangle and the curve
             f0 = np.exp(-0.5 * (zx[layer] * zx[layer] - v * v))
             f1 = np.exp(-0.5 * (zx[layer + 1] * zx[layer + 1] - v * v))
-            if f1 + _uniform(s) * (f0 - f1) < 1.0:
+            r3, s0, s1, s2, s3 = _step(s0, s1, s2, s3)
+            if f1 + (((r3 >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0)) * (f0 - f1) < 1.0:
                 break
         if clip > 0.0:
             v = min(max(v, -clip), clip)
         out[i] = scale * v
+    s[0], s[1], s[2], s[3] = s0, s1, s2, s3
 
 
 class FastNormal:

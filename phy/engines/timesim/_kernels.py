@@ -121,6 +121,8 @@ def run_chunk(g0, n, hist, edges, step, src, tail, front, slicer, eq, clock, eye
     zrow = np.empty(P)
     cols = np.empty((block, P))
     zc = np.empty(P)
+    bins = np.empty(P, dtype=np.int64)
+    ipc = np.empty(P, dtype=np.int64)
     dec = np.empty(block, dtype=np.int64)
     ph_ui = np.empty(block)
     # the state, in registers for the loop
@@ -233,8 +235,14 @@ def run_chunk(g0, n, hist, edges, step, src, tail, front, slicer, eq, clock, eye
                 for t in range(nt - 1, 0, -1):
                     for p in range(P):
                         colring[t, p] = colring[t - 1, p]
-                for p in range(P):
-                    colring[0, p] = adc((cols[i, p] if use_cols else y[i]) + rxn[ii], adc_step, adc_top)
+                rn = rxn[ii]
+                if use_cols:
+                    for p in range(P):
+                        colring[0, p] = adc(cols[i, p] + rn, adc_step, adc_top)
+                else:
+                    v0 = adc(y[i] + rn, adc_step, adc_top)
+                    for p in range(P):
+                        colring[0, p] = v0
                 if eye_on and use_cols and gdec >= warmup:  # zero crossings, interpolated
                     prev = lastraw
                     for p in range(P):
@@ -272,23 +280,29 @@ def run_chunk(g0, n, hist, edges, step, src, tail, front, slicer, eq, clock, eye
                 ph_ui[i] = phase
             if gdec >= warmup:
                 # ---- eye, bathtub, waveform
-                if want:
+                if want:  # the Rx FFE tap by tap over the columns (each column's sum in tap order)
                     for p in range(P):
-                        zp = 0.0
-                        for t in range(nt):
-                            zp += ffe[t] * colring[t, p]
-                        zc[p] = zp - fb
-                    if eye_on:
+                        zc[p] = 0.0
+                    for t in range(nt):
+                        w = ffe[t]
+                        for p in range(P):
+                            zc[p] += w * colring[t, p]
+                    for p in range(P):
+                        zc[p] -= fb
+                    if eye_on:  # the columns' bins and decisions first (loops without stores to share)
                         sl = sym[loc]
                         for p in range(P):
                             u = (zc[p] - vlo) * inv_vstep  # clamped before the cast: floor of a non-negative
                             u = u if u > 0.0 else 0.0  # NaN-safe clamp before the cast
-                            bi = int(u if u < nb - 1.0 else nb - 1.0)
-                            eye[p, bi] += 1
-                            ip = 0
-                            for t in range(M - 1):
-                                ip += zc[p] > thresholds[t]
-                            col_err[p] += ip != sl
+                            bins[p] = int(u if u < nb - 1.0 else nb - 1.0)
+                            ipc[p] = 0
+                        for t in range(M - 1):
+                            th = thresholds[t]
+                            for p in range(P):
+                                ipc[p] += zc[p] > th
+                        for p in range(P):
+                            eye[p, bins[p]] += 1
+                            col_err[p] += ipc[p] != sl
                     if nw < nwave:
                         for p in range(P):
                             wave_raw[nw, p] = colring[fpre, p]

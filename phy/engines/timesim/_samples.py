@@ -158,16 +158,21 @@ def prepare_symbols(e, drv, txn, eps, pos_base):
 
 @njit(cache=True, fastmath=True)
 def fir_valid(x, g, out):
-    """``out[i] = sum_t g[t] x[i + len(g) - 1 - t]`` (numpy's ``convolve(x, g, "valid")``)."""
+    """``out[i] = sum_t g[t] x[i + len(g) - 1 - t]`` (numpy's ``convolve(x, g, "valid")``): each
+    output's terms added in the order of ``t`` descending, a block of outputs at a time (the
+    block stays in the L1 cache while every tap passes over it)."""
     nt = g.size
     n = out.size
-    for i in range(n):
-        out[i] = 0.0
-    for t in range(nt):
-        gt = g[nt - 1 - t]
-        src = x[t : t + n]
-        for i in range(n):
-            out[i] += gt * src[i]
+    for i0 in range(0, n, 2048):
+        i1 = min(i0 + 2048, n)
+        dst = out[i0:i1]
+        for i in range(i1 - i0):
+            dst[i] = 0.0
+        for t in range(nt):
+            gt = g[nt - 1 - t]
+            src = x[i0 + t : i1 + t]
+            for i in range(i1 - i0):
+                dst[i] += gt * src[i]
 
 
 @njit(cache=True, fastmath=True)

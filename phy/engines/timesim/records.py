@@ -207,13 +207,23 @@ def for_run(lk, tx, rx, cdr, tab, st, tp, eye: bool, warmup: int, genie: bool, s
     )
 
 
-def edges_for(sent: np.ndarray, data: np.ndarray, tail_d: bool, tail_u: bool) -> Edges:
+def edges_for(sent: np.ndarray, data: np.ndarray, tail_d: bool, tail_u: bool, bufs: dict | None = None) -> Edges:
     """A chunk's edges, to be filled by ``prepare_symbols`` (the tail's ``d`` and ``u``
-    only when the tail reads them)."""
+    only when the tail reads them); their arrays are the front of the buffers in ``bufs``
+    when given (kept there from chunk to chunk, grown when a chunk is longer)."""
     n = sent.size
-    x, a, b, ax, bx = (np.empty(n) for _ in range(5))
-    return Edges(sent, data, x, a, b, ax, bx, np.empty(n, dtype=np.int64), np.empty(n if tail_d else 0),
-                 np.empty(n if tail_u else 0))
+
+    def buf(key, size, dtype=np.float64):
+        if bufs is None:
+            return np.empty(size, dtype=dtype)
+        b = bufs.get(key)
+        if b is None or b.size < size:
+            bufs[key] = b = np.empty(size, dtype=dtype)
+        return b[:size]
+
+    x, a, b, ax, bx = (buf(k, n) for k in ("x", "a", "b", "ax", "bx"))
+    return Edges(sent, data, x, a, b, ax, bx, buf("idx", n, np.int64), buf("d", n if tail_d else 0),
+                 buf("u", n if tail_u else 0))
 
 
 def for_chunk(run: Run, src_a: np.ndarray, src_b: np.ndarray, src_idx: np.ndarray, tail_out: np.ndarray,

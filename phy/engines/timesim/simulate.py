@@ -347,6 +347,7 @@ def _run(lk, tx, rx, cdr, jitter, tab: Tables, st: _State, warmup: int, total: i
         chunk_ui = min(chunk_ui, max(4096, (1 << 21) // max(tp.n_out, 1)))
     tb = run.tail.out
     d_max = u_max = rxj_max = 0.0
+    edge_bufs = {}  # the edges' arrays, reused from chunk to chunk
     while g0 < total:
         n = min(chunk_ui, total - g0)
         if run.front.jitter_on:  # the sampling clock's error per UI, in fine samples
@@ -356,7 +357,7 @@ def _run(lk, tx, rx, cdr, jitter, tab: Tables, st: _State, warmup: int, total: i
             rxj = np.zeros(1)
         win = stream.window(g0 - HB, g0 + n + HA)
         sent, eps = win["sent"], win["eps"]
-        edges = R.edges_for(sent, win["data"], tp is not None, tp is not None and tp.ku.any())
+        edges = R.edges_for(sent, win["data"], tp is not None, tp is not None and tp.ku.any(), edge_bufs)
         dm, um = prepare_symbols(edges, run.driver, win["txn"], 0.0 * eps if symbol_jitter else eps, tab.pos_base)
         levels = [s.window(g0 - HB, g0 + n + HA)["lv"] for s in agg_streams]
         if symbol_jitter:

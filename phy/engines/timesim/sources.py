@@ -15,12 +15,15 @@ from ._samples import fir_valid
 __all__ = ["RxNoise", "Stream", "random_symbols", "tx_stream"]
 
 
-def random_symbols(rng: np.random.Generator, n: int, order: int) -> np.ndarray:
+def random_symbols(rng: np.random.Generator, n: int, order: int, out: np.ndarray | None = None) -> np.ndarray:
     """Uniform symbols 0 .. order-1 (a power of two) from the top bits of one 64-bit draw each:
     the stream does not depend on how it is cut into chunks (numpy's small-integer draws
-    buffer bits within one call and drop them at its end)."""
-    shift = np.uint64(64 - int(order).bit_length() + 1)
-    return (rng.bit_generator.random_raw(n) >> shift).astype(np.int64)
+    buffer bits within one call and drop them at its end). Written into ``out`` (int64, of
+    size ``n``) when given."""
+    raw = rng.bit_generator.random_raw(n)
+    dst = raw if out is None else out.view(np.uint64)
+    np.right_shift(raw, np.uint64(64 - int(order).bit_length() + 1), out=dst)  # below 2**63: the same as int64
+    return dst.view(np.int64)
 
 
 class _Source:
@@ -40,24 +43,26 @@ class _Source:
         elif p.startswith("prbs"):
             self.prbs = signals.Prbs(int(p[4:]))
 
-    def take(self, n: int) -> np.ndarray:
+    def take(self, out: np.ndarray) -> None:
+        """The next ``out.size`` symbols, into ``out`` (int64)."""
+        n = out.size
         if self.periodic is not None:
-            idx = (self.pos + np.arange(n)) % self.periodic.size
-            out = self.periodic[idx]
+            out[...] = self.periodic[(self.pos + np.arange(n)) % self.periodic.size]
         elif self.prbs is not None:
             bits = self.prbs.bits(n * (2 if self.tx.order == 4 else 1))
-            out = np.asarray(signals.gray_pam4(bits) if self.tx.order == 4 else bits, dtype=np.int64)
+            out[...] = signals.gray_pam4(bits) if self.tx.order == 4 else bits
         else:
-            out = random_symbols(self.rng, n, self.tx.order)
+            random_symbols(self.rng, n, self.tx.order, out)
         self.pos += n
-        return out
 
 
 class Stream:
     """Per-symbol quantities for global UI indices ``[start, end)``, generated in order.
 
     Each quantity lives in one buffer reused from window to window: the kept part moves to
-    its front and the new symbols are written after it (no concatenation per chunk)."""
+    its front and the new symbols are written after it (no concatenation per chunk): by
+    ``make.fill`` straight into the buffers when the source has it (a dict of the new
+    symbols' views), else copied from ``make(n)``."""
 
     def __init__(self, start: int, make):
         self.start = start
@@ -68,6 +73,8 @@ class Stream:
     def window(self, lo: int, hi: int) -> dict[str, np.ndarray]:
         if lo < self.start:
             raise AssertionError("stream window moved backwards")
+        if self.buf and lo <= self.end and hasattr(self.make, "fill"):
+            return self._fill_window(lo, hi)
         new = self.make(hi - self.end) if hi > self.end else {}
         have = self.end - self.start
         skip = min(lo - self.start, have)
@@ -91,6 +98,26 @@ class Stream:
         self.start, self.end = lo, end
         return {k: b[: hi - lo] for k, b in self.buf.items()}
 
+    def _fill_window(self, lo: int, hi: int) -> dict[str, np.ndarray]:
+        """:meth:`window` with the new symbols written by the source into the buffers (the
+        same values: the source draws ``hi - end`` symbols in one call either way)."""
+        have = self.end - self.start
+        skip = lo - self.start
+        kept = have - skip
+        n_new = max(hi - self.end, 0)
+        size = kept + n_new
+        for k, b in self.buf.items():
+            if b.size < size:
+                nb = np.empty(max(size, 2 * b.size), dtype=b.dtype)
+                nb[:kept] = b[skip:have]
+                self.buf[k] = nb
+            elif kept and skip:
+                b[:kept] = b[skip:have].copy()  # overlapping: through a copy
+        if n_new:
+            self.make.fill({k: b[kept:size] for k, b in self.buf.items()})
+        self.start, self.end = lo, max(hi, self.end)
+        return {k: b[: hi - lo] for k, b in self.buf.items()}
+
 
 class _TxSymbols:
     """Per-symbol transmitter quantities in order: data, sent symbol (after the precoder),
@@ -107,18 +134,30 @@ class _TxSymbols:
         self.ui, self.dt = 1.0 / lk.analog.baud_hz, lk.analog.dt_s
 
     def __call__(self, n):
-        data = self.source.take(n)
+        out = {"data": np.empty(n, dtype=np.int64), "sent": np.empty(n, dtype=np.int64), "txn": np.empty(n),
+               "eps": np.empty(n)}
+        self.fill(out)
+        return out
+
+    def fill(self, out: dict) -> None:
+        """The next symbols' quantities, written into the arrays of ``out`` (all of one size)."""
+        data, sent, txn, eps = out["data"], out["sent"], out["txn"], out["eps"]
+        n = data.size
+        self.source.take(data)
         if self.tx.precoder:
-            sent = np.asarray(signals.precode(data, self.prev), dtype=np.int64)
+            sent[...] = signals.precode(data, self.prev)
             self.prev = int(sent[-1])
         else:
-            sent = data
-        txn = np.zeros(n)
+            sent[...] = data
         if self.lk.tx_noise_rms:
             self.r_txn.fill(txn, self.lk.tx_noise_rms)
-        eps = self.jitter.tx_edges(self.k, n, self.ui, self.r_jit) / self.dt if self.jitter.has_tx else np.zeros(n)
+        else:
+            txn[...] = 0.0
+        if self.jitter.has_tx:
+            np.divide(self.jitter.tx_edges(self.k, n, self.ui, self.r_jit), self.dt, out=eps)
+        else:
+            eps[...] = 0.0
         self.k += n
-        return {"data": data, "sent": sent, "txn": txn, "eps": eps}
 
 
 def tx_stream(first: int, tx: Transmitter, lk: PreparedLink, jitter: Jitter, r_sym, r_txn, r_jit) -> Stream:
@@ -140,15 +179,19 @@ class RxNoise:
         self.white = lk.white_noise_rms_v
         self.rng = SK.FastNormal(rng)
         self.tail = np.zeros(self.g.size - 1)
+        self._wn, self._rxn = np.empty(0), np.empty(0)  # buffers reused from chunk to chunk
 
     def take(self, n: int) -> np.ndarray:
+        """The next ``n`` samples of the noise (an array of the source's, valid until the next call)."""
         if self.g.size > 1:
-            wn = np.empty(self.tail.size + n)
-            wn[: self.tail.size] = self.tail
-            self.rng.fill(wn[self.tail.size :], 1.0)
-            rxn = np.empty(n)
+            nt = self.tail.size
+            if self._wn.size < nt + n:
+                self._wn, self._rxn = np.empty(nt + n), np.empty(n)
+            wn, rxn = self._wn[: nt + n], self._rxn[:n]
+            wn[:nt] = self.tail
+            self.rng.fill(wn[nt:], 1.0)
             fir_valid(wn, self.g, rxn)
-            self.tail = wn[wn.size - (self.g.size - 1):]
+            self.tail = wn[wn.size - nt :].copy()
         else:
             rxn = np.zeros(n)
         if self.white:

@@ -72,30 +72,53 @@ class TailPlan:
 
     def outputs(self, d: np.ndarray, u: np.ndarray | None) -> np.ndarray:
         """The tail outputs over a window of steps ``d`` (and ``u = d eps``): column ``i`` of
-        the result (shape ``(n_out, len(d) - L + 1)``, C-contiguous like the direct path's
-        placeholder, so the kernel has one signature) is at window index ``i + jpost``."""
+        the result (shape ``(n_out, m)`` with ``m >= len(d) - L + 1``, C-contiguous like the
+        direct path's placeholder, so the kernel has one signature) is at window index ``i +
+        jpost``; the columns past ``len(d) - L`` are padding. The result is a buffer of the
+        plan's, overwritten by the next call.
+
+        The same transforms as a plain overlap-save (one forward FFT of each input's blocks,
+        one inverse per output, in the same order and on the same numbers), the buffers
+        reused from call to call: bit for bit the same outputs."""
         L = self.kd.shape[1]
         nfft, step = self.nfft, self.nfft - L + 1
-        n_valid = d.size - L + 1
-        nb = -(-n_valid // step)
-        out = np.empty((self.n_out, nb * step))
-
-        def spectra(x):
-            pad = np.zeros((nb - 1) * step + nfft)
-            pad[: x.size] = x
-            blocks = np.lib.stride_tricks.sliding_window_view(pad, nfft)[::step]
-            return sfft.rfft(blocks, axis=1)
-
-        D = spectra(d)
-        U = spectra(u) if (u is not None and np.any(self._ku_on)) else None
+        nb = -(-(d.size - L + 1) // step)
+        out = self._buffer("out", (self.n_out, nb * step), np.float64)
+        D = self._spectra(d, nb, step, "pad_d")
+        U = self._spectra(u, nb, step, "pad_u") if (u is not None and np.any(self._ku_on)) else None
+        z = self._buffer("z", D.shape, D.dtype)
+        t = self._buffer("t", D.shape, D.dtype)
         for o in range(self.n_out):
-            z = 0.0
-            if self._kd_on[o]:
-                z = D * self._kd_hat[o]
-            if U is not None and self._ku_on[o]:
-                z = z - U * self._ku_hat[o]
-            out[o] = sfft.irfft(z, nfft, axis=1)[:, L - 1 :].reshape(-1)
-        return np.ascontiguousarray(out[:, :n_valid])
+            kd_on, ku_on = self._kd_on[o], U is not None and self._ku_on[o]
+            if kd_on:
+                np.multiply(D, self._kd_hat[o], out=z)
+            if ku_on:
+                np.multiply(U, self._ku_hat[o], out=t)
+                np.subtract(z if kd_on else 0.0, t, out=z)
+            elif not kd_on:
+                z.fill(0.0)
+            y = sfft.irfft(z, nfft, axis=1)
+            out[o].reshape(nb, step)[...] = y[:, L - 1 :]
+        return out
+
+    def _buffer(self, key: str, shape: tuple, dtype) -> np.ndarray:
+        """A scratch array of the plan's, of ``shape`` (reallocated when it grows)."""
+        bufs = self.__dict__.setdefault("_bufs", {})
+        size = int(np.prod(shape))
+        b = bufs.get(key)
+        if b is None or b.size < size:
+            bufs[key] = b = np.empty(size, dtype=dtype)
+        return b[:size].reshape(shape)
+
+    def _spectra(self, x: np.ndarray, nb: int, step: int, key: str) -> np.ndarray:
+        """The spectra of the ``nb`` overlapping blocks of ``x`` (``nfft`` samples each,
+        ``step`` apart, zero-padded at the end)."""
+        nfft = self.nfft
+        pad = self._buffer(key, ((nb - 1) * step + nfft,), np.float64)
+        pad[: x.size] = x
+        pad[x.size :] = 0.0
+        blocks = np.lib.stride_tricks.sliding_window_view(pad, nfft)[::step]
+        return sfft.rfft(blocks, axis=1)
 
     def prepare(self) -> TailPlan:
         """The filters' spectra on the overlap-save grid (once per run)."""
@@ -229,15 +252,25 @@ def add_tail(y, n_lo, n_hi, tail, shift):
 
 @njit(cache=True, fastmath=True)
 def add_tail_cols(cols, n_lo, n_hi, tail, shift0):
-    """:func:`add_tail` for the columns ``p`` of ``cols[n - n_lo, p]`` (shift ``shift0 + p``)."""
+    """:func:`add_tail` for the columns ``p`` of ``cols[n - n_lo, p]`` (shift ``shift0 + p``).
+
+    The outputs are added in order to every element (as one row at a time would), a block
+    of rows per output: each row's additions are then independent of the previous
+    output's, instead of a chain through memory."""
     tb, tc, t_base, t_smin = tail.out, tail.coef, tail.base, tail.s_min
     no = tc.shape[0]
     P = cols.shape[1]
     s0 = shift0 - t_smin
-    for i in range(n_hi - n_lo):
-        row = cols[i]
+    j0 = n_lo - t_base
+    m = n_hi - n_lo
+    for b0 in range(0, m, 64):
+        nbk = min(64, m - b0)
         for o in range(no):
-            v = tb[o, n_lo + i - t_base]
             w = tc[o, s0 : s0 + P]
-            for p in range(P):
-                row[p] += w[p] * v
+            src = tb[o, j0 + b0 : j0 + b0 + nbk]
+            blk = cols[b0 : b0 + nbk]
+            for i in range(nbk):
+                v = src[i]
+                row = blk[i]
+                for p in range(P):
+                    row[p] += w[p] * v
