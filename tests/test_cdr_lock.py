@@ -122,7 +122,8 @@ def test_a_shifts_tail_is_the_fixed_phases_bit_for_bit():
     rows = lazy.add([-8, 3, 8])
     for s, row in zip(lazy._shifts, rows, strict=True):
         one = plan_tail(S, pos, spu, jpre, jpost, head, np.array([s]), 1.5, (1e-8, 1e-6))
-        np.testing.assert_array_equal(row, one.outputs(d, u)[0])
+        # TailPlan.outputs pads its rows past the valid columns (the kernel reads only those)
+        np.testing.assert_array_equal(row, one.outputs(d, u)[0][: row.size])
     assert lazy._shifts == [0, -8, 3, 8]  # the start phase's first
     assert np.isnan(lazy.coef[0, 1 - shifts[0]]) and lazy.coef[3, 8 - shifts[0]] == 1.0
     assert lazy.coef[:, 3 - shifts[0]].tolist() == [0.0, 0.0, 1.0, 0.0]
