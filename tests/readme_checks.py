@@ -125,7 +125,7 @@ def _ser(v, ns, out):
     for est in (ber, ser):
         exact = Estimate.of(est.count, est.trials)
         assert (est.low, est.high) == pytest.approx((exact.low, exact.high))  # exact (Clopper-Pearson) 95 %
-    assert shows(ser.value, "4.4e-6") and shows(ser.low, "3.2e-6") and shows(ser.high, "5.9e-6")
+    assert shows(ser.value, "6.4e-6") and shows(ser.low, "4.9e-6") and shows(ser.high, "8.2e-6")
 
 
 def _cdr(v, ns, out):
@@ -135,12 +135,16 @@ def _cdr(v, ns, out):
 
 def _bursts(v, ns, out):
     counts, model = v
-    assert counts.sum() == ns["r"].n_bursts and model.start_rate == pytest.approx(ns["r"].ser.value)
+    r = ns["r"]
+    assert counts.sum() == r.n_bursts and model.start_rate == pytest.approx(r.n_bursts / r.n_ui)
+    # the bursts' symbol errors, per UI, are the run's symbol error ratio
+    per_burst = sum(p * np.count_nonzero(pat) for pat, p in zip(model.patterns, model.probabilities))
+    assert model.start_rate * per_burst == pytest.approx(r.ser.value)
 
 
 def _eye(v, ns, out):
     heights, width, crossings = v
-    assert [shows(h * 1e3, s) for h, s in zip(heights, ("5.9", "3.9", "5.9"))] == [True] * 3
+    assert [shows(h * 1e3, s) for h, s in zip(heights, ("6.9", "3.9", "6.9"))] == [True] * 3
     assert shows(width * 1e12, "1.8") and crossings["n"] > 0
 
 
