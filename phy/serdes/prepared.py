@@ -22,6 +22,7 @@ slicer and its thresholds. In order:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -299,13 +300,30 @@ def _adc_noise(noise: Noise, tx: Transmitter, rx: Receiver, main: float, sym_pow
     if noise.rx_noise_psd_v2_per_hz > 0 or noise.input_psd is not None:
         if rx.bandwidth_hz is None:
             raise ConfigError("a receiver noise density (rx_noise_psd_v2_per_hz, input_psd) needs Receiver.bandwidth_hz")
-        rx_h = pl.front_end(None, rx.bandwidth_hz, rx.filter_order, rx.ctle)
-        g, R = shaped_noise_filter(noise.rx_noise_psd_v2_per_hz, baud, rx_h,
-                                   extra_psd=noise.input_psd_at if noise.input_psd is not None else None)
-        R = R.copy()
+        if noise.input_psd is None:
+            g, R = _rx_noise_filter(noise.rx_noise_psd_v2_per_hz, baud, rx.bandwidth_hz, rx.filter_order, rx.ctle)
+        else:
+            rx_h = pl.front_end(None, rx.bandwidth_hz, rx.filter_order, rx.ctle)
+            g, R = shaped_noise_filter(noise.rx_noise_psd_v2_per_hz, baud, rx_h, extra_psd=noise.input_psd_at)
+        g, R = g.copy(), R.copy()
         R[0] += white2
         return g, R, white2, tx_sigma
     return np.zeros(1), np.array([white2]), white2, tx_sigma
+
+
+def _rx_noise_filter(psd: float, baud: float, bandwidth_hz: float, order: int, ctle) -> tuple:
+    """:func:`shaped_noise_filter` of a flat receiver density through the front end
+    (``(g, R)``), remembered for the last 16 settings it depends on: a sweep's channels
+    share them (it integrates 40,001 frequencies per lag). Copy what you change."""
+    try:
+        return _rx_noise_filter_cached(psd, baud, bandwidth_hz, order, ctle)
+    except TypeError:  # a CTLE holding something unhashable: no memory
+        return shaped_noise_filter(psd, baud, pl.front_end(None, bandwidth_hz, order, ctle))
+
+
+@lru_cache(maxsize=16)
+def _rx_noise_filter_cached(psd: float, baud: float, bandwidth_hz: float, order: int, ctle) -> tuple:
+    return shaped_noise_filter(psd, baud, pl.front_end(None, bandwidth_hz, order, ctle))
 
 
 def _rx_ffe_taps(rx: Receiver, cursors, n_pre: int, R, tx: Transmitter, tx_sigma: float, sym_power: float):
