@@ -75,10 +75,12 @@ def _convolve_rows(a: np.ndarray, w: np.ndarray) -> np.ndarray:
 def _convolved_column(at: _Cursors, y: np.ndarray, t: np.ndarray, w: np.ndarray, col: int) -> np.ndarray:
     """``_convolve_rows(at.at(y, t), w)[:, col]`` bit for bit (the same products added in
     the same order), reading only the cursors that column needs."""
+    lo, hi = max(col - w.size + 1, 0), min(col, t.shape[1] - 1)
+    a = at.at(y, t[:, lo : hi + 1])
     acc = np.zeros(t.shape[0])
     for j in range(w.size):
-        if 0 <= col - j < t.shape[1]:
-            acc += w[j] * at.at(y, t[:, col - j])
+        if lo <= col - j <= hi:
+            acc += w[j] * a[:, col - j - lo]
     return acc
 
 
