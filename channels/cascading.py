@@ -271,6 +271,26 @@ def cascade_pair(first: Channel, other: Channel) -> Channel:
                            port_order=None, source=None)
 
 
+def cascade_chain(parts) -> Channel | None:
+    """:func:`cascade_pair` of three or more plain channels in turn, ``((a b) c) ..``, in one
+    array cascade: the same star products on the same arrays (:func:`cascade_s` chains the
+    pairs the same way), without building the mixed-mode view of each intermediate channel
+    nobody reads. Plain: every part a :class:`Channel` of four ports with real references,
+    no aggressors and the very same frequencies; None otherwise (cascade them in pairs)."""
+    first = parts[0]
+    cls = type(first)
+    if len(parts) < 3 or any(type(p) is not cls or p._se is None or p.aggressors or not _real(p._se.z0)
+                             or not np.array_equal(p.f, first.f) for p in parts):
+        return None
+    se = first._se
+    s, z0 = cascade_s(*((p._se.s, p._se.z0) for p in parts))
+    net = rf.Network(frequency=se.frequency, s=s, z0=z0, name=se.name, s_def=se.s_def)
+    name, grid = first.name, first.grid
+    for p in parts[1:]:
+        name, grid = f"{name}+{p.name}", grid or p.grid
+    return cls(net, name=name, kind=first.kind, grid=grid)
+
+
 #: ``renormalize_s``: the deprecated spelling of :func:`renormalise_s` (warns; the same
 #: function; scikit-rf's own ``skrf.network.renormalize_s`` keeps its name).
 __getattr__ = module_getattr(__name__, {"renormalize_s": "renormalise_s"})
