@@ -291,3 +291,29 @@ def test_cascade_with_aggressors_or_other_grids_goes_pairwise():
     assert cascading.cascade_chain((c, victim, c)) is None
     out = channels.cascade(c, victim, c)
     assert [a.name for a in out.aggressors] == ["next_1"]
+
+
+def test_mode_line_is_scikit_rfs_a2s_with_a_number():
+    from channels import line_model as lm
+    from channels.lines import frequency_grid
+
+    freq = frequency_grid(None)
+    f = freq.f
+    rng = np.random.default_rng(7)
+    for z_mode, z_port in ((50.0, 100.0), (14.0, 25), (60.0, 50.0)):
+        eps = (3.2 - 0.01j) * np.ones(f.size)
+        z_series = (1 + 1j) * rng.uniform(0.5, 2.0) * np.sqrt(f / 1e9)
+        got = lm.mode_line(freq, 1.7, z_mode, eps, 3.2, z_series, z_port)
+        # main's arithmetic: the ABCD matrix of the docstring, a2s given the number
+        w = 2 * np.pi * f
+        l_ext = z_mode * np.sqrt(3.2) / lm.C0
+        c_ref = np.sqrt(3.2) / (lm.C0 * z_mode)
+        zp, yp = 1j * w * l_ext + z_series, 1j * w * c_ref * eps / 3.2
+        gl = np.sqrt(zp * yp) * 1.7
+        small = np.abs(gl) < 1e-6
+        sinhc = np.where(small, 1 + gl * gl / 6, np.sinh(np.where(small, 1.0, gl)) / np.where(small, 1.0, gl))
+        abcd = np.empty((f.size, 2, 2), dtype=complex)
+        abcd[:, 0, 0] = abcd[:, 1, 1] = np.cosh(gl)
+        abcd[:, 0, 1] = zp * 1.7 * sinhc
+        abcd[:, 1, 0] = yp * 1.7 * sinhc
+        assert np.array_equal(got.s, rf.network.a2s(abcd, z_port))
