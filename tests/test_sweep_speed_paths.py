@@ -317,3 +317,39 @@ def test_mode_line_is_scikit_rfs_a2s_with_a_number():
         abcd[:, 0, 1] = zp * 1.7 * sinhc
         abcd[:, 1, 0] = yp * 1.7 * sinhc
         assert np.array_equal(got.s, rf.network.a2s(abcd, z_port))
+
+
+def test_front_end_memo_gives_the_fresh_prepared_link():
+    from dataclasses import fields, replace
+
+    from channels import media
+    from phy.serdes import Cdr, Noise, Receiver, Transmitter, TxFfe
+    from phy.serdes import prepared as P
+
+    pulse = media.twinax(1.2, 30).pulse_response(106.25e9, 32)
+    tx, rx, noise = Transmitter(), Receiver(bandwidth_hz=80e9), Noise(rx_noise_psd_v2_per_hz=1e-18)
+
+    def fresh(**kw):
+        P._FRONT.clear()
+        return P.prepare_link(pulse, **kw)
+
+    def same(a, b):
+        for f in fields(a):
+            x, y = getattr(a, f.name), getattr(b, f.name)
+            if hasattr(x, "samples"):
+                assert np.array_equal(x.samples, y.samples) and x.main_index == y.main_index
+            elif isinstance(x, np.ndarray):
+                assert np.array_equal(x, y), f.name
+            else:
+                assert x == y, f.name
+
+    variants = [dict(tx=tx, rx=rx, noise=noise, cdr=Cdr(phase=ph)) for ph in ("mm-dfe", "peak")]
+    variants += [dict(tx=replace(tx, rise_time_s=12e-12), rx=rx, noise=noise),
+                 dict(tx=Transmitter(ffe=TxFfe([-0.1, 0.8, -0.1], main=1)), rx=rx, noise=noise),
+                 dict(tx=tx, rx=replace(rx, bandwidth_hz=60e9), noise=noise)]
+    P._FRONT.clear()
+    got = [P.prepare_link(pulse, **kw) for kw in variants]  # one after another through the memo
+    assert P._FRONT and all(v[0] is pulse for v in P._FRONT.values())
+    for kw, g in zip(variants, got):
+        same(g, fresh(**kw))
+    assert len(P._FRONT) <= 4

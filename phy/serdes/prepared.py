@@ -174,9 +174,7 @@ def prepare_link(
     noise = noise or Noise()
     cdr = cdr or Cdr()
     raw = _raw_pulse(link, baud_hz, samples_per_ui)
-    front = pl.front_end(tx.rise_time_s, rx.bandwidth_hz, rx.filter_order, rx.ctle)
-    analog = pl.filtered(raw, front)
-    eq = pl.tx_equalised(analog, tx.ffe)
+    analog, eq = _through_front_end(raw, tx, rx)
     check_pulse(eq.samples, "the pulse response through the front end and the Tx FFE")
     m_s = _sampling_point(eq, cdr, rx)
     cursors, n_pre = _cursors(eq.samples, m_s, raw.samples_per_ui, rx)
@@ -210,6 +208,29 @@ def prepare_link(
         tx_noise_rms=tx_sigma, rx_noise_fir=g, white_noise_rms_v=float(np.sqrt(white2)),
         impairments=imp, adc_step_v=step, adc_full_scale_v=fs, adc_input_rms_v=in_rms, adc_clip_v2=clip,
     )
+
+
+_FRONT: dict = {}  # the last pulses through the front end: the eye's sampling phases read one pulse
+
+
+def _through_front_end(raw: channels.PulseResponse, tx: Transmitter, rx: Receiver) -> tuple:
+    """``(analog, eq)``: the pulse ``raw`` through the front end (Tx edge, Rx filter, CTLE),
+    then through the Tx FFE; remembered for the last 4 pulse objects and the settings they
+    depend on (a link prepared at several sampling phases filters its pulse once)."""
+    key = (id(raw), tx.rise_time_s, rx.bandwidth_hz, rx.filter_order, rx.ctle, tx.ffe)
+    try:
+        hit = _FRONT.get(key)
+    except TypeError:  # a CTLE or FFE holding something unhashable: no memory
+        key = hit = None
+    if hit is not None and hit[0] is raw:
+        return hit[1], hit[2]
+    analog = pl.filtered(raw, pl.front_end(tx.rise_time_s, rx.bandwidth_hz, rx.filter_order, rx.ctle))
+    eq = pl.tx_equalised(analog, tx.ffe)
+    if key is not None:
+        _FRONT[key] = (raw, analog, eq)
+        if len(_FRONT) > 4:
+            _FRONT.pop(next(iter(_FRONT)))
+    return analog, eq
 
 
 def _raw_pulse(link, baud_hz, samples_per_ui) -> channels.PulseResponse:
