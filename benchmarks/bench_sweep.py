@@ -33,13 +33,15 @@ import os
 
 # one BLAS/OpenMP thread, as the sweep's workers have (phy.sweep.workers._ONE_THREAD), so that
 # part 1 in this process runs as a worker does: set before numpy is imported
-for _k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+for _k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
     os.environ.setdefault(_k, "1")
 
 import argparse  # noqa: E402
+import hashlib  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import statistics  # noqa: E402
+import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -47,11 +49,11 @@ from contextlib import contextmanager  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-for p in (REPO, REPO / "tests"):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
-
-from phy import sweep as sw  # noqa: E402
+if "--serve-split" not in sys.argv:  # a split server imports the tree on its PYTHONPATH (part 0)
+    for p in (REPO, REPO / "tests"):
+        if str(p) not in sys.path:
+            sys.path.insert(0, str(p))
+    from phy import sweep as sw  # noqa: E402
 
 SPEC = """\
 [sweep]
@@ -101,10 +103,10 @@ def run(tmp: Path, name: str, lengths, gauges, eq: str, executor: str, workers: 
 @contextmanager
 def _stage_timers(totals: dict):
     """Timers around the stages of a point (see the module docstring), added into ``totals``."""
+    from phy.config import link
     from phy.link import report
-    from phy.sweep import point
 
-    patched = [(point, "_channel", "channel"), (report, "segments", "eye"), (report, "_required_der", "fec_solve")]
+    patched = [(link, "_channel", "channel"), (report, "segments", "eye"), (report, "_required_der", "fec_solve")]
     saved = [(mod, name, getattr(mod, name)) for mod, name, _ in patched]
 
     def timed(f, key):
@@ -149,6 +151,112 @@ def per_point(lengths, gauges) -> dict:
             "mean_point_s": wall / n, "split_s": split, "load_before": load}
 
 
+# ----------------------------------------------------------------------------- part 0
+#: The stages part 0 times by CPU (besides the point's total; "rest" is what is left).
+SPLIT_STAGES = ("channel", "eye", "fec_solve", "figures")
+
+
+def _pt(L, g, f) -> dict:
+    return {"channel.kind": "twinax", "channel.length_m": L, "channel.awg": g, "link.lane_rate_gbps": 212.5,
+            "link.equalisation": "preset", "link.fec": f}
+
+
+def _split_chunks(n_channels: int) -> list:
+    """``n_channels`` channels spread over the grid of part 3, each a chunk of its 4 FEC points."""
+    chans = [(round(0.5 + 0.05 * i, 3), g) for i in range(50) for g in (26, 28, 30, 32, 34)]
+    step = max(1, len(chans) // n_channels)
+    return [[_pt(L, g, f) for f in FECS] for L, g in chans[::step][:n_channels]]
+
+
+def serve_split(core: int | None) -> None:
+    """Part 0's server, in a fresh interpreter on the tree on its ``PYTHONPATH``: warm up
+    (Numba's cached kernels, the settings' caches) on a channel off the grid, say ``ready``,
+    then for each chunk (a JSON line on stdin) evaluate its points and answer a JSON line:
+    CPU seconds (``time.process_time``) in all and per stage, and a digest of the rows."""
+    if core is not None and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {core})
+    from phy.config import link
+    from phy.link import report
+    from phy.sweep.point import evaluate_point
+
+    totals: dict = {}
+
+    def timed(f, key):
+        def g(*a, **k):
+            t = time.process_time()
+            try:
+                return f(*a, **k)
+            finally:
+                totals[key] = totals.get(key, 0.0) + time.process_time() - t
+        return g
+
+    for mod, name, key in ((link, "_channel", "channel"), (report, "segments", "eye"),
+                           (report, "_required_der", "fec_solve"), (report, "_figures", "figures")):
+        setattr(mod, name, timed(getattr(mod, name), key))
+    for f in FECS:
+        evaluate_point(_pt(0.73, 29, f))
+    import phy
+
+    print(json.dumps({"ready": phy.__file__}), flush=True)
+    for line in sys.stdin:
+        totals.clear()
+        t = time.process_time()
+        recs = [evaluate_point(p) for p in json.loads(line)]
+        total = time.process_time() - t
+        rows = json.dumps([[r["status"], r.get("row"), r.get("error")] for r in recs], sort_keys=True)
+        print(json.dumps({"total": total, **totals, "rows": hashlib.sha256(rows.encode()).hexdigest()}), flush=True)
+
+
+def split_before_after(before: str, n_channels: int, core: int | None) -> dict:
+    """Part 0: CPU per point and its split, the tree ``before`` and this one side by side:
+    one server each (:func:`serve_split`, pinned to ``core``), given the same chunks in
+    turn (which goes first alternates), the rows compared chunk by chunk."""
+    trees = {"before": str(Path(before).resolve()), "after": str(REPO)}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    procs = {}
+    for name, tree in trees.items():
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--serve-split"]
+        cmd += ["--core", str(core)] if core is not None else []
+        procs[name] = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=tree,
+                                       env={**env, "PYTHONPATH": tree})
+    try:
+        ready = {name: json.loads(p.stdout.readline())["ready"] for name, p in procs.items()}
+        load = _load()
+        got = {name: [] for name in trees}
+        same = 0
+        chunks = _split_chunks(n_channels)
+        for i, chunk in enumerate(chunks):
+            order = ("before", "after") if i % 2 == 0 else ("after", "before")
+            for name in order:
+                procs[name].stdin.write(json.dumps(chunk) + "\n")
+                procs[name].stdin.flush()
+                got[name].append(json.loads(procs[name].stdout.readline()))
+            same += got["before"][-1]["rows"] == got["after"][-1]["rows"]
+    finally:
+        for p in procs.values():
+            p.stdin.close()
+            p.wait()
+    n = sum(len(c) for c in chunks)
+    out = {"points": n, "channels": len(chunks), "same_rows_chunks": same, "load_before": load, "trees": ready}
+    for name, rs in got.items():
+        per = {k: sum(r.get(k, 0.0) for r in rs) / n for k in ("total", *SPLIT_STAGES)}
+        per["rest"] = per["total"] - sum(per[k] for k in SPLIT_STAGES)
+        per["median_chunk_per_point"] = statistics.median(r["total"] for r in rs) / len(FECS)
+        out[name] = per
+    out["load_after"] = _load()
+    return out
+
+
+def print_split(r: dict) -> None:
+    print(f"part 0: CPU per point, before and after side by side ({r['points']} points, {r['channels']} channels x "
+          f"4 FEC, one process each on one core; {r['load_before']}; after: {r['load_after']})")
+    print(f"  rows identical in {r['same_rows_chunks']} of {r['channels']} chunks")
+    print(f"  {'ms CPU per point':<34}{'before':>9}{'after':>9}{'ratio':>8}")
+    for k in ("total", "median_chunk_per_point", *SPLIT_STAGES, "rest"):
+        b, a = r["before"][k] * 1e3, r["after"][k] * 1e3
+        print(f"  {k:<34}{b:9.2f}{a:9.2f}{(b / a if a else float('nan')):7.2f}x")
+
+
 def solve_vs_bisection(lengths, gauges) -> dict:
     """Part 2: the solve against the bisection it replaced, on warm burst models."""
     from test_required_der import bisection_required_der, panjer_reference
@@ -188,10 +296,25 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dask", action="store_true", help="also run on a local Dask cluster")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--before", help="part 0: a tree of the code before (e.g. a detached worktree of main)")
+    ap.add_argument("--split-channels", type=int, default=40, help="part 0: channels (4 points each)")
+    ap.add_argument("--core", type=int, default=None, help="part 0: pin both servers to this core")
+    ap.add_argument("--split-only", action="store_true", help="run part 0 alone")
+    ap.add_argument("--serve-split", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    if a.serve_split:
+        serve_split(a.core)
+        return 0
+    res = {}
+    if a.before:
+        res["split"] = split_before_after(a.before, a.split_channels, a.core)
+        print_split(res["split"])
+        if a.split_only:
+            if a.json:
+                a.json.write_text(json.dumps(res, indent=2))
+            return 0
     lengths = [round(0.5 + 0.05 * i, 3) for i in range(50)]
     gauges = [26, 28, 30, 32, 34]
-    res = {}
 
     r = res["per_point"] = per_point(lengths[::4], gauges)
     s = r["split_s"]

@@ -178,14 +178,20 @@ def cascade_s(*parts: tuple[np.ndarray, np.ndarray], through: bool = False) -> t
     cost."""
     if not parts:
         raise ChannelError("cascade_s needs at least one (s, z0) pair")
-    x = _last(parts[0][0])
+    return _cascade_s(parts, through, _last)
+
+
+def _cascade_s(parts, through: bool, last) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`cascade_s` with ``last(s)`` giving each part's S frequency-last (read, never
+    written)."""
+    x = last(parts[0][0])
     n = x.shape[0] // 2
     z0 = _references(parts[0][1])
     if through:
         x = (x[n:, :n], x[n:, n:])
     for k, (sb, zb) in enumerate(parts[1:]):
         zb = _references(zb)
-        z = _last(sb)
+        z = last(sb)
         if z.shape != (2 * n, 2 * n, z0.shape[0]):
             raise ChannelError(f"cascade_s: part {k + 1} has shape {np.shape(sb)}, the first {np.shape(parts[0][0])}")
         if not np.array_equal(z0[:, n:], zb[:, :n]):
@@ -269,6 +275,37 @@ def cascade_pair(first: Channel, other: Channel) -> Channel:
     joined = join(first, other)
     return joined._replace(name=f"{first.name}+{other.name}", aggressors=aggs, grid=first.grid or other.grid,
                            port_order=None, source=None)
+
+
+def _se_last(ch: Channel) -> np.ndarray:
+    """A channel's single-ended S frequency-last (read-only), kept on the channel: channels
+    are immutable, and a sweep cascades the same connectors and packages onto each cable."""
+    hit = ch.__dict__.get("_se_last")
+    if hit is None or hit[0] is not ch._se:
+        hit = (ch._se, _last(ch._se.s))
+        hit[1].flags.writeable = False
+        ch.__dict__["_se_last"] = hit
+    return hit[1]
+
+
+def cascade_chain(parts) -> Channel | None:
+    """:func:`cascade_pair` of three or more plain channels in turn, ``((a b) c) ..``, in one
+    array cascade: the same star products on the same arrays (:func:`cascade_s` chains the
+    pairs the same way), without building the mixed-mode view of each intermediate channel
+    nobody reads. Plain: every part a :class:`Channel` of four ports with real references,
+    no aggressors and the very same frequencies; None otherwise (cascade them in pairs)."""
+    first = parts[0]
+    cls = type(first)
+    if len(parts) < 3 or any(type(p) is not cls or p._se is None or p.aggressors or not _real(p._se.z0)
+                             or not np.array_equal(p.f, first.f) for p in parts):
+        return None
+    se = first._se
+    s, z0 = _cascade_s([(p, p._se.z0) for p in parts], False, _se_last)
+    net = rf.Network(frequency=se.frequency, s=s, z0=z0, name=se.name, s_def=se.s_def)
+    name, grid = first.name, first.grid
+    for p in parts[1:]:
+        name, grid = f"{name}+{p.name}", grid or p.grid
+    return cls(net, name=name, kind=first.kind, grid=grid)
 
 
 #: ``renormalize_s``: the deprecated spelling of :func:`renormalise_s` (warns; the same

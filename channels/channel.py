@@ -19,7 +19,7 @@ import numpy as np
 import skrf as rf
 
 from . import _validate as check
-from .cascading import cascade_pair
+from .cascading import cascade_chain, cascade_pair
 from .errors import ChannelError
 from .channel_figures import ChannelFigures
 from .channel_time import ChannelTimeDomain
@@ -414,6 +414,9 @@ def cascade(*parts: Channel, grid: str | np.ndarray | None = None) -> Channel:
         else:
             f_new = check.frequencies(grid, "grid", increasing=True, min_points=2)
         parts = tuple(p._moved(f_new) for p in parts)
+    out = cascade_chain(parts)  # three or more plain parts at once, the same arithmetic
+    if out is not None:
+        return out
     out = parts[0]
     for p in parts[1:]:
         out = cascade_pair(out, p)

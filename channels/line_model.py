@@ -109,7 +109,10 @@ def mode_line(
     abcd[:, 0, 0] = abcd[:, 1, 1] = np.cosh(gl)
     abcd[:, 0, 1] = zp * length_m * sinhc
     abcd[:, 1, 0] = yp * length_m * sinhc
-    return rf.Network(frequency=freq, s=rf.network.a2s(abcd, z_port), z0=z_port)
+    # z0 already in the (F, 2) shape a2s broadcasts a number to (its list-building costs more
+    # than the line itself on 12,001 points): the same values, the same S
+    z0 = np.full((f.size, 2), z_port, dtype=np.asarray(z_port).dtype)
+    return rf.Network(frequency=freq, s=rf.network.a2s(abcd, z0), z0=z_port)
 
 
 def from_modes(dd: rf.Network, cc: rf.Network, name: str) -> Channel:

@@ -13,6 +13,21 @@ __all__ = ["mixed_mode_to_se", "se_to_mixed_mode"]
 _M = np.array([[1, -1, 0, 0], [0, 0, 1, -1], [1, 1, 0, 0], [0, 0, 1, 1]]) / np.sqrt(2.0)
 
 
+def _sandwich(a: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """``a @ s @ a.T`` for a real 4 x 4 ``a`` and complex S-parameters ``s`` ``(F, 4, 4)``,
+    bit for bit what that expression gives (the tests check it), as two matrix products
+    over all frequencies at once: numpy's batched ``matmul`` calls the BLAS once per
+    frequency, four times slower on a 12,001-point grid. ``a @ S_f`` is taken as
+    ``(S_f^T a^T)^T``, the same sums of the same products."""
+    s = np.asarray(s, dtype=complex)
+    if s.ndim != 3 or s.shape[1:] != (4, 4):
+        return a @ s @ a.T
+    ac_t = np.ascontiguousarray(a.astype(complex).T)
+    n = s.shape[0]
+    left = np.swapaxes((np.swapaxes(s, 1, 2).reshape(4 * n, 4) @ ac_t).reshape(n, 4, 4), 1, 2)
+    return (np.ascontiguousarray(left).reshape(4 * n, 4) @ ac_t).reshape(n, 4, 4)
+
+
 def _uniform_real_z0(ntwk: rf.Network) -> bool:
     z0 = ntwk.z0
     return bool(np.all(z0.imag == 0) and np.all(z0 == z0[0, 0]))
@@ -27,7 +42,7 @@ def se_to_mixed_mode(se: rf.Network) -> rf.Network:
     """
     if _uniform_real_z0(se):
         z = float(se.z0[0, 0].real)
-        s = _M @ se.s @ _M.T
+        s = _sandwich(_M, se.s)
         z0 = np.array([2 * z, 2 * z, z / 2, z / 2])
         return rf.Network(frequency=se.frequency, s=s, z0=z0, name=se.name)
     mm = se.copy()
@@ -42,7 +57,7 @@ def mixed_mode_to_se(mm: rf.Network) -> rf.Network:
     if np.all(z0.imag == 0) and np.all(zd == zd[0, 0]) and np.all(zc == zc[0, 0]) and np.isclose(
         zd[0, 0].real, 4 * zc[0, 0].real
     ):
-        s = _M.T @ mm.s @ _M
+        s = _sandwich(_M.T, mm.s)
         return rf.Network(frequency=mm.frequency, s=s, z0=zd[0, 0].real / 2, name=mm.name)
     se = mm.copy()
     se.gmm2se(p=2)

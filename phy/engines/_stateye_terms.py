@@ -72,6 +72,18 @@ def _convolve_rows(a: np.ndarray, w: np.ndarray) -> np.ndarray:
     return out
 
 
+def _convolved_column(at: _Cursors, y: np.ndarray, t: np.ndarray, w: np.ndarray, col: int) -> np.ndarray:
+    """``_convolve_rows(at.at(y, t), w)[:, col]`` bit for bit (the same products added in
+    the same order), reading only the cursors that column needs."""
+    lo, hi = max(col - w.size + 1, 0), min(col, t.shape[1] - 1)
+    a = at.at(y, t[:, lo : hi + 1])
+    acc = np.zeros(t.shape[0])
+    for j in range(w.size):
+        if lo <= col - j <= hi:
+            acc += w[j] * a[:, col - j - lo]
+    return acc
+
+
 def _discrete_terms(at: _Cursors, lk: PreparedLink, tx: Transmitter, jitter: Jitter, slope, offsets):
     """Per time offset: the main cursor, the ISI cursors (less what the DFE takes away),
     the deterministic jitter's cursors (duty-cycle distortion by parity; COM's dual Dirac
@@ -92,8 +104,10 @@ def _discrete_terms(at: _Cursors, lk: PreparedLink, tx: Transmitter, jitter: Jit
     res[:, mc] = 0.0
     alt = np.where((np.arange(res.shape[1]) - mc) % 2 == 0, 1.0, -1.0)
 
-    def main_at(eps: float) -> np.ndarray:  # the pulse moved late by eps: read eps earlier
-        return _convolve_rows(at.at(y, t - eps / at.dt), w)[:, mc] * at.swing
+    def main_at(eps: float, rows=None) -> np.ndarray:  # the pulse moved late by eps: read eps earlier
+        if rows is None:
+            return _convolve_rows(at.at(y, t - eps / at.dt), w)[:, mc] * at.swing
+        return _convolved_column(at, y, t[rows] - eps / at.dt, w, mc) * at.swing
 
     if jitter.model == "symbol":
         g = _convolve_rows(at.at(slope, t), w) * at.swing
@@ -312,13 +326,13 @@ def _with_main_cursor_jitter(comps: list, jitter: Jitter, main_at, keep: np.ndar
     exactly, not through the slope), multiplied by the sampled level, not independent of
     it. Each eye becomes a mixture over ``eps`` (two dual-Dirac signs times
     :data:`MAIN_JITTER_NODES` Gauss-Hermite nodes of the random part), its distribution
-    of the rest unchanged (``main_at(eps)``: the main cursor at every offset, ``keep`` the
+    of the rest unchanged (``main_at(eps, keep)``: the main cursor at the offsets ``keep``, the
     columns kept)."""
     if jitter.model != "symbol" or not (jitter.dd_s or jitter.rj_rms_s):
         return comps
     x, wx = np.polynomial.hermite_e.hermegauss(MAIN_JITTER_NODES if jitter.rj_rms_s else 1)
     wx = wx / wx.sum()
-    base = main_at(0.0)[keep]
-    shifts = [(0.5 * wgt if jitter.dd_s else wgt, main_at(s * jitter.dd_s + jitter.rj_rms_s * xi)[keep] - base)
+    base = main_at(0.0, keep)
+    shifts = [(0.5 * wgt if jitter.dd_s else wgt, main_at(s * jitter.dd_s + jitter.rj_rms_s * xi, keep) - base)
               for s in ((-1.0, 1.0) if jitter.dd_s else (0.0,)) for xi, wgt in zip(x, wx)]
     return [(w * ws, c_, m_ + d_) for w, c_, m_ in comps for ws, d_ in shifts]

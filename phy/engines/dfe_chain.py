@@ -162,6 +162,23 @@ def _memory(eye: StatEye, rest, n: int) -> np.ndarray:
     return out
 
 
+_REST_PMFS: dict = {}  # recent PMFs of the rest's ISI: an eye and its noisier copies (phy.link.post_fec) share one
+
+
+def _rest_pmf(rest: np.ndarray, lv: np.ndarray, v0: float, dv: float, nv: int) -> np.ndarray:
+    """:func:`discrete_pmf` of ``rest`` on the grid, remembered (read-only) for the last 16
+    cursors, levels and grids by their exact values."""
+    key = (np.ascontiguousarray(rest, dtype=float).tobytes(), np.asarray(lv, dtype=float).tobytes(), v0, dv, nv)
+    hit = _REST_PMFS.pop(key, None)
+    if hit is None:
+        hit = discrete_pmf(rest, lv, v0, dv, nv)
+        hit.flags.writeable = False
+    _REST_PMFS[key] = hit  # the newest last
+    if len(_REST_PMFS) > 16:
+        _REST_PMFS.pop(next(iter(_REST_PMFS)))
+    return hit
+
+
 class _SlicerChain:
     """What :func:`dfe_transitions` computes once per eye: the rest ``X`` of the sample
     (its tails on the eye's grid, its memory ``rho``), the window of explicit symbols and
@@ -190,7 +207,7 @@ class _SlicerChain:
             rest[mc - K : mc] = 0.0
             rest[mc + 1] = 0.0
             var_other = max(var_eye - float(np.mean(lv**2)) * float(res @ res), 0.0)
-            px = discrete_pmf(rest, lv, self.v0, self.dv, self.nv)
+            px = _rest_pmf(rest, lv, self.v0, self.dv, self.nv)
             px = gauss_convolve(px, np.sqrt(max(var_other / self.dv**2 - split_variance(rest, lv, self.dv), 0.0)))
             var_x = var_other + float(np.mean(lv**2)) * float(rest @ rest)
         px = np.clip(px, 0.0, None) / px.sum()

@@ -84,15 +84,15 @@ class StatEye:
         th = self.thresholds_v if thresholds_v is None else finite_vector(thresholds_v, "thresholds_v")
         if th.size != M - 1:
             raise ConfigError(f"thresholds_v must hold {M - 1} values (one per eye), got {th.size}")
+        # per level m: below its lower threshold (m > 0), then above its upper one (m < M - 1)
+        pairs = [(m, up) for m in range(M) for up in (False, True) if (m < M - 1 if up else m > 0)]
         total = 0.0
         for wgt, cdf, main in self._components():
             lv = self.levels * main[p]
+            x = np.array([th[m] - lv[m] if up else th[m - 1] - lv[m] for m, up in pairs])
             err = 0.0
-            for m in range(M):
-                if m > 0:
-                    err += self._F(p, th[m - 1] - lv[m], cdf)
-                if m < M - 1:
-                    err += 1.0 - self._F(p, th[m] - lv[m], cdf)
+            for (_m, up), f in zip(pairs, self._F(p, x, cdf)):  # one interpolation, the same sum
+                err += 1.0 - f if up else f
             total += wgt * err
         return float(total / M)
 

@@ -83,15 +83,18 @@ def _noisier_table(eye, ser: float):
 
     dv = float(eye.voltage_v[1] - eye.voltage_v[0])
     c = eye.centre
+    rows = _Shared(lambda cdf: cdf[c : c + 1])
     column = replace(eye, time_s=eye.time_s[c : c + 1], cdf=eye.cdf[c : c + 1], main_v=eye.main_v[c : c + 1],
-                     parts=tuple((w, cdf[c : c + 1], m[c : c + 1]) for w, cdf, m in eye.parts))
+                     parts=tuple((w, rows(cdf), m[c : c + 1]) for w, cdf, m in eye.parts))
 
     def spectra(e):  # each row's PMF and its transform, taken once for every added rms
-        return [_spectra(e.cdf)] + [_spectra(cdf) for _w, cdf, _m in e.parts]
+        once = _Shared(_spectra)  # the parts share their distribution (the main cursor's jitter moves the levels)
+        return [_spectra(e.cdf)] + [once(cdf) for _w, cdf, _m in e.parts]
 
     def noisier(e, spec, add_v: float):
         own, *parts = spec
-        parts = tuple((w, _gauss_cdf(sp, add_v / dv), m) for (w, _c, m), sp in zip(e.parts, parts))
+        once = _Shared(lambda sp: _gauss_cdf(sp, add_v / dv))
+        parts = tuple((w, once(sp), m) for (w, _c, m), sp in zip(e.parts, parts))
         return replace(e, cdf=_gauss_cdf(own, add_v / dv), parts=parts, sigma_v={**e.sigma_v, "added": add_v})
 
     col_spec, sers = spectra(column), {}
@@ -108,7 +111,23 @@ def _noisier_table(eye, ser: float):
     if ser_at(hi) < ser:
         return None
     add = optimize.brentq(lambda a: np.log(max(ser_at(a), 1e-300)) - np.log(ser), 0.0, hi, rtol=1e-3)
-    return dfe_transitions(noisier(eye, spectra(eye), add))
+    # an eye of its sampling column alone (a segment's) is that column: its transforms are the column's
+    return dfe_transitions(noisier(eye, col_spec if eye.cdf.shape[0] == 1 else spectra(eye), add))
+
+
+class _Shared:
+    """``f(x)`` once per distinct object ``x`` (by identity, the objects held while it
+    lives): the parts of an eye share one distribution array, whose rows are then read,
+    transformed and convolved once, the same arithmetic as for each."""
+
+    def __init__(self, f):
+        self.f, self.memo = f, {}
+
+    def __call__(self, x):
+        k = id(x)
+        if k not in self.memo:
+            self.memo[k] = (x, self.f(x))
+        return self.memo[k][1]
 
 
 def _spectra(cdf: np.ndarray) -> tuple:

@@ -210,7 +210,7 @@ def plain_json(x):
 
 
 # ----------------------------------------------------------------------------- roll-up
-def evaluate_link(spec: LinkSpec, segs: tuple[Segment, ...] | None = None) -> LinkReport:
+def evaluate_link(spec: LinkSpec, segs: tuple[Segment, ...] | None = None, *, erl: bool = True) -> LinkReport:
     """Roll a link up: errors, bandwidth, latency, energy (see the module docstring).
 
     Parameters
@@ -221,6 +221,10 @@ def evaluate_link(spec: LinkSpec, segs: tuple[Segment, ...] | None = None) -> Li
         The medium's :func:`segments` when already computed for this medium, SerDes,
         lane rate and modulation (FEC, framing, retry and path may differ): the eyes are
         then not recomputed (None: computed here).
+    erl : bool, optional
+        False: leave out each segment's effective return loss (``channel["erl_db"]`` None,
+        said under ``"unavailable"``), the costliest channel figure, which a sweep's rows do
+        not carry; every other figure is the same.
 
     Returns
     -------
@@ -237,10 +241,10 @@ def evaluate_link(spec: LinkSpec, segs: tuple[Segment, ...] | None = None) -> Li
             raise ConfigError("segs must be the Segments that phy.link.segments returns")
         if not all(np.isclose(x.baud_hz, spec.baud_hz) and x.tx.modulation == spec.modulation for x in segs):
             raise ConfigError("segs were computed for another baud rate or modulation than this LinkSpec's")
-    return _report(spec, segs)
+    return _report(spec, segs, erl)
 
 
-def _report(spec: LinkSpec, eyes: tuple[Segment, ...]) -> LinkReport:
+def _report(spec: LinkSpec, eyes: tuple[Segment, ...], erl: bool = True) -> LinkReport:
     notes = []
     M = 2**spec.bits_per_symbol
     der = float(sum(e.der for e in eyes))
@@ -301,7 +305,7 @@ def _report(spec: LinkSpec, eyes: tuple[Segment, ...]) -> LinkReport:
         name=spec.name, passes=passes, reasons=reasons, lanes=spec.lanes, lane_rate_bps=spec.lane_rate_bps,
         baud_hz=spec.baud_hz, modulation=spec.modulation, fec=None if code is None else code.name,
         interleave=spec.interleave, precoding=spec.precoding, retry=spec.retry is not None,
-        segments=[_segment_report(e, required, bare) for e, bare in zip(eyes, _own_channels(spec, eyes))],
+        segments=[_segment_report(e, required, bare, erl) for e, bare in zip(eyes, _own_channels(spec, eyes))],
         pre_fec_ber=float(min(0.5, der / spec.bits_per_symbol)),  # Gray: one bit per level error, bursts included
         pre_fec_der=der, post_fec_ber=float(post),
         codeword_error_ratio=None if cer is None else float(cer), frame_loss_ratio=None if flr is None else float(flr),
@@ -371,25 +375,25 @@ def _own_channels(spec: LinkSpec, eyes) -> list:
     return [None] * len(eyes)
 
 
-def _segment_report(e: Segment, target: float, own: channels.Channel | None = None) -> SegmentReport:
+def _segment_report(e: Segment, target: float, own: channels.Channel | None = None, erl: bool = True) -> SegmentReport:
     """One segment's part of the report, its eye heights at ``target``."""
     return SegmentReport(e.name, e.ser, e.der, e.dfe.tolist(), float(e.eye.main_v[e.eye.centre]),
                          e.eye.heights_v(target).tolist(), target, dict(e.eye.sigma_v), e.equalisation,
                          e.tx.to_dict(), e.rx.to_dict(), e.com_db, e.delay_s, list(e.notes), e.cdr.to_dict(),
                          [list(c) for c in e.candidates],
-                         _figures(e.channel, e.baud_hz, own, e.tx.levels.size)
+                         _figures(e.channel, e.baud_hz, own, e.tx.levels.size, erl)
                          if e.equalisation != "module DSP" else {})
 
 
 _FIGURES: dict = {}  # recent channel figures by channel objects and signal: a sweep's FEC choices share them
 
 
-def _figures(ch: channels.Channel, baud_hz: float, own: channels.Channel | None, levels: int) -> dict:
+def _figures(ch: channels.Channel, baud_hz: float, own: channels.Channel | None, levels: int, erl: bool = True) -> dict:
     """:func:`channel_figures`, remembered for the last 64 channels (a copy each time)."""
-    key = (id(ch), id(own), float(baud_hz), int(levels))
+    key = (id(ch), id(own), float(baud_hz), int(levels), bool(erl))
     hit = _FIGURES.get(key)
     if hit is None or hit[0] is not ch or hit[1] is not own:
-        hit = (ch, own, channel_figures(ch, baud_hz, own, levels))
+        hit = (ch, own, channel_figures(ch, baud_hz, own, levels, erl))
         _FIGURES[key] = hit
         if len(_FIGURES) > 64:
             _FIGURES.pop(next(iter(_FIGURES)))
@@ -397,10 +401,10 @@ def _figures(ch: channels.Channel, baud_hz: float, own: channels.Channel | None,
 
 
 def channel_figures(ch: channels.Channel, baud_hz: float, own: channels.Channel | None = None,
-                    levels: int = 4) -> dict:
+                    levels: int = 4, erl: bool = True) -> dict:
     """Insertion loss, return loss, FOM_ILD and ICN of ``ch`` side by side, and the ERL of
     ``own``, the medium at its own ports, for a PAM-``levels`` signal (see
-    :class:`SegmentReport` ``channel``)."""
+    :class:`SegmentReport` ``channel``; ``erl`` False: not the ERL)."""
     from channels import icn
 
     nyq = baud_hz / 2
@@ -424,8 +428,9 @@ def channel_figures(ch: channels.Channel, baud_hz: float, own: channels.Channel 
     except channels.ChannelError as ex:
         out["unavailable"]["icn_v"] = str(ex)
     out.update(erl_db=None, erl_preset=None, erl_limit_db=None, erl_passes=None)
-    if own is None:
-        out["unavailable"]["erl_db"] = "no S-parameter medium of its own (a linear optical path)"
+    if own is None or not erl:
+        out["unavailable"]["erl_db"] = ("not computed (erl=False)" if own is not None else
+                                        "no S-parameter medium of its own (a linear optical path)")
         return out
     p = preset_for_baud(baud_hz)
     p = p if p.levels == levels else p.with_(levels=levels)

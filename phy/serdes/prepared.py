@@ -22,6 +22,7 @@ slicer and its thresholds. In order:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -173,9 +174,7 @@ def prepare_link(
     noise = noise or Noise()
     cdr = cdr or Cdr()
     raw = _raw_pulse(link, baud_hz, samples_per_ui)
-    front = pl.front_end(tx.rise_time_s, rx.bandwidth_hz, rx.filter_order, rx.ctle)
-    analog = pl.filtered(raw, front)
-    eq = pl.tx_equalised(analog, tx.ffe)
+    analog, eq = _through_front_end(raw, tx, rx)
     check_pulse(eq.samples, "the pulse response through the front end and the Tx FFE")
     m_s = _sampling_point(eq, cdr, rx)
     cursors, n_pre = _cursors(eq.samples, m_s, raw.samples_per_ui, rx)
@@ -209,6 +208,29 @@ def prepare_link(
         tx_noise_rms=tx_sigma, rx_noise_fir=g, white_noise_rms_v=float(np.sqrt(white2)),
         impairments=imp, adc_step_v=step, adc_full_scale_v=fs, adc_input_rms_v=in_rms, adc_clip_v2=clip,
     )
+
+
+_FRONT: dict = {}  # the last pulses through the front end: the eye's sampling phases read one pulse
+
+
+def _through_front_end(raw: channels.PulseResponse, tx: Transmitter, rx: Receiver) -> tuple:
+    """``(analog, eq)``: the pulse ``raw`` through the front end (Tx edge, Rx filter, CTLE),
+    then through the Tx FFE; remembered for the last 4 pulse objects and the settings they
+    depend on (a link prepared at several sampling phases filters its pulse once)."""
+    key = (id(raw), tx.rise_time_s, rx.bandwidth_hz, rx.filter_order, rx.ctle, tx.ffe)
+    try:
+        hit = _FRONT.get(key)
+    except TypeError:  # a CTLE or FFE holding something unhashable: no memory
+        key = hit = None
+    if hit is not None and hit[0] is raw:
+        return hit[1], hit[2]
+    analog = pl.filtered(raw, pl.front_end(tx.rise_time_s, rx.bandwidth_hz, rx.filter_order, rx.ctle))
+    eq = pl.tx_equalised(analog, tx.ffe)
+    if key is not None:
+        _FRONT[key] = (raw, analog, eq)
+        if len(_FRONT) > 4:
+            _FRONT.pop(next(iter(_FRONT)))
+    return analog, eq
 
 
 def _raw_pulse(link, baud_hz, samples_per_ui) -> channels.PulseResponse:
@@ -299,13 +321,30 @@ def _adc_noise(noise: Noise, tx: Transmitter, rx: Receiver, main: float, sym_pow
     if noise.rx_noise_psd_v2_per_hz > 0 or noise.input_psd is not None:
         if rx.bandwidth_hz is None:
             raise ConfigError("a receiver noise density (rx_noise_psd_v2_per_hz, input_psd) needs Receiver.bandwidth_hz")
-        rx_h = pl.front_end(None, rx.bandwidth_hz, rx.filter_order, rx.ctle)
-        g, R = shaped_noise_filter(noise.rx_noise_psd_v2_per_hz, baud, rx_h,
-                                   extra_psd=noise.input_psd_at if noise.input_psd is not None else None)
-        R = R.copy()
+        if noise.input_psd is None:
+            g, R = _rx_noise_filter(noise.rx_noise_psd_v2_per_hz, baud, rx.bandwidth_hz, rx.filter_order, rx.ctle)
+        else:
+            rx_h = pl.front_end(None, rx.bandwidth_hz, rx.filter_order, rx.ctle)
+            g, R = shaped_noise_filter(noise.rx_noise_psd_v2_per_hz, baud, rx_h, extra_psd=noise.input_psd_at)
+        g, R = g.copy(), R.copy()
         R[0] += white2
         return g, R, white2, tx_sigma
     return np.zeros(1), np.array([white2]), white2, tx_sigma
+
+
+def _rx_noise_filter(psd: float, baud: float, bandwidth_hz: float, order: int, ctle) -> tuple:
+    """:func:`shaped_noise_filter` of a flat receiver density through the front end
+    (``(g, R)``), remembered for the last 16 settings it depends on: a sweep's channels
+    share them (it integrates 40,001 frequencies per lag). Copy what you change."""
+    try:
+        return _rx_noise_filter_cached(psd, baud, bandwidth_hz, order, ctle)
+    except TypeError:  # a CTLE holding something unhashable: no memory
+        return shaped_noise_filter(psd, baud, pl.front_end(None, bandwidth_hz, order, ctle))
+
+
+@lru_cache(maxsize=16)
+def _rx_noise_filter_cached(psd: float, baud: float, bandwidth_hz: float, order: int, ctle) -> tuple:
+    return shaped_noise_filter(psd, baud, pl.front_end(None, bandwidth_hz, order, ctle))
 
 
 def _rx_ffe_taps(rx: Receiver, cursors, n_pre: int, R, tx: Transmitter, tx_sigma: float, sym_power: float):

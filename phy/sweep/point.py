@@ -61,7 +61,7 @@ def evaluate_point(p: dict) -> dict:
     rec = {"key": point_key(p), "params": params}
     try:
         spec = link_spec(p)
-        rec["row"] = _flat(evaluate_link(spec), spec)
+        rec["row"] = _flat(evaluate_link(spec, erl=False), spec)  # the row carries no ERL: not computed
         rec["status"] = "ok"
     except Exception as e:  # noqa: BLE001 - any failure of a point is recorded and the sweep goes on
         rec["status"] = "error"
