@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 from numba.extending import register_jitable
 
+
 # called only from tail_means: compiled into it without a Python entry point of its own
 # (Numba's overload path), which cuts the first run's compilation (issue 35)
 @register_jitable
