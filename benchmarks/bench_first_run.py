@@ -12,9 +12,10 @@ with the plots, and times it from the command's start to its exit (imports inclu
 - **warm**: the cache the previous case left; every kernel is loaded.
 
 The cache is a private folder (``NUMBA_CACHE_DIR``), emptied before each cold case, so the
-installed package's own cache is neither read nor disturbed. ``--before DIR`` adds the
-same three cases (cold without a warm-up, which that code has not, and warm) for the
-checkout in ``DIR`` (its sources first on ``sys.path``), for a before/after in one run.
+installed package's own cache is neither read nor disturbed. ``--before DIR`` adds two
+cases, cold (its default run: with the warm-up when that code has one, issue 23 on) and
+warm, for the checkout in ``DIR`` (its sources first on ``sys.path``), for a before/after
+in one run.
 
     python benchmarks/bench_first_run.py                      # about 3 minutes on 2 cores
     python benchmarks/bench_first_run.py --before /tmp/before23 --json first_run.json
@@ -68,6 +69,7 @@ def main(argv=None) -> int:
     ap.add_argument("--profile", type=int, default=0, metavar="N",
                     help="add the per-kernel compile table, N cold one-core runs each of before and now")
     ap.add_argument("--skip-demo", action="store_true", help="only the compile table")
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each demo case (medians)")
     a = ap.parse_args(argv)
     if a.skip_demo:
         prof = _profiles(a.before, a.profile)
@@ -76,24 +78,36 @@ def main(argv=None) -> int:
         return 0
     rows, load0 = [], os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="numba-cache-") as tmp:
-        cache = Path(tmp)
+        caches = {"before": Path(tmp) / "before", "now": Path(tmp) / "now"}
+        # before and now alternate, each with its own cache, so that a load that comes and goes
+        # falls on both; a warm case reads the cache its side's cold case left
         cases = []
         if a.before is not None:
-            cases += [("before: cold, one process", [], True, a.before), ("before: warm", [], False, a.before)]
-        cases += [("now: cold, one process (--no-warmup)", ["--no-warmup"], True, None),
-                  ("now: cold, warm-up first", [], True, None), ("now: warm", [], False, None)]
-        for name, args, cold, src in cases if not a.skip_demo else []:
-            if cold:
-                shutil.rmtree(cache, ignore_errors=True)
-                cache.mkdir()
-            u0 = os.times().children_user
-            wall, u1, said = _run(args, cache, src)
-            rows.append({"case": name, "wall_s": wall, "cpu_s": u1 - u0, "demo_says": said})
-            print(f"{name:<40} {wall:6.1f} s wall, {u1 - u0:6.1f} s CPU   {said}", flush=True)
-    base = rows[0]["wall_s"]
-    print("\ncase                                       wall (s)   CPU (s)   wall / first row")
-    for r in rows:
-        print(f"{r['case']:<40} {r['wall_s']:9.1f} {r['cpu_s']:9.1f}   {r['wall_s'] / base:8.2f}")
+            # the code before issue 23 had no warm-up: its default run is then "one process"
+            cases += [("before: cold, default run", [], True, "before")]
+        cases += [("now: cold, warm-up first (default)", [], True, "now")]
+        if a.before is not None:
+            cases += [("before: warm", [], False, "before")]
+        cases += [("now: warm", [], False, "now"),
+                  ("now: cold, one process (--no-warmup)", ["--no-warmup"], True, "now")]
+        for rep in range(a.repeat):
+            for name, args, cold, side in cases:
+                if cold:
+                    shutil.rmtree(caches[side], ignore_errors=True)
+                    caches[side].mkdir()
+                u0 = os.times().children_user
+                wall, u1, said = _run(args, caches[side], a.before if side == "before" else None)
+                rows.append({"case": name, "repeat": rep, "wall_s": wall, "cpu_s": u1 - u0, "demo_says": said})
+                print(f"{name:<40} {wall:6.1f} s wall, {u1 - u0:6.1f} s CPU   {said}", flush=True)
+    import statistics
+
+    names = list(dict.fromkeys(r["case"] for r in rows))
+    med = {n: statistics.median(r["cpu_s"] for r in rows if r["case"] == n) for n in names}
+    print(f"\ncase (median of {a.repeat})                     wall (s)   CPU (s)   CPU / its side's warm")
+    for n in names:
+        warm = med["before: warm" if n.startswith("before") else "now: warm"]
+        wall = statistics.median(r["wall_s"] for r in rows if r["case"] == n)
+        print(f"{n:<40} {wall:9.1f} {med[n]:9.1f}   {med[n] / warm:8.2f}")
     print(f"\n{len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()} cores, "
           f"load average {load0:.2f} before the run, {os.getloadavg()[0]:.2f} after")
     prof = _profiles(a.before, a.profile) if a.profile else None
