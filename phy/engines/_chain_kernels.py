@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.extending import register_jitable
 
 
-@njit(cache=True)
+# called only from tail_means: compiled into it without a Python entry point of its own
+# (Numba's overload path), which cuts the first run's compilation (issue 35)
+@register_jitable
 def _count_at_most(d, x):
     """How many of the ascending ``d`` are ``<= x`` (a binary search)."""
     lo, hi = 0, d.size

@@ -7,11 +7,17 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.extending import register_jitable
 
 __all__ = ["mmse_grid"]
 
+# The helpers below are called only from mmse_grid: as register_jitable functions they are
+# compiled into it without a Python entry point of their own (Numba's overload path), which
+# cuts the first run's compilation (issue 35); the machine code of mmse_grid is the same.
+_helper = register_jitable(fastmath=True, error_model="numpy")
 
-@njit(cache=True, fastmath=True, error_model="numpy")
+
+@_helper
 def _chol(Q, Lm, n):
     """Cholesky factor of the ``n x n`` symmetric matrix ``Q`` into ``Lm``; False when
     ``Q`` is not positive definite."""
@@ -31,7 +37,7 @@ def _chol(Q, Lm, n):
     return True
 
 
-@njit(cache=True, fastmath=True, error_model="numpy")
+@_helper
 def _chol_solve(Lm, rhs, x, n):
     """``x = Q^-1 rhs`` from the Cholesky factor ``Lm`` of ``Q``."""
     for i in range(n):
@@ -46,7 +52,7 @@ def _chol_solve(Lm, rhs, x, n):
         x[i] = t / Lm[i, i]
 
 
-@njit(cache=True, fastmath=True, error_model="numpy")
+@_helper
 def _less_low_rank(x, P, Hb, Lg, e1, e2, out, nw, nd):
     """``out = x - P G^-1 H_b x`` (Woodbury's correction; ``Lg`` the Cholesky factor of
     ``G``); ``out`` may be ``x``."""
@@ -63,7 +69,7 @@ def _less_low_rank(x, P, Hb, Lg, e1, e2, out, nw, nd):
         out[i] = t
 
 
-@njit(cache=True, fastmath=True, error_model="numpy")
+@_helper
 def _dfe_follow(Hb, w, bmin, bmax, b_out, nw, nd):
     """The DFE taps ``clip(H_b w)`` into ``b_out``; whether one was clipped."""
     clipped = False
@@ -77,7 +83,7 @@ def _dfe_follow(Hb, w, bmin, bmax, b_out, nw, nd):
     return clipped
 
 
-@njit(cache=True, fastmath=True, error_model="numpy")
+@_helper
 def _refit_with_dfe(h0, Hb, b, v, Lm, w_out, nw, nd, u, z, P, G, Lg, e1, e2):
     """The FFE re-solved with the DFE taps ``b`` fixed (at their limits): ``w = R^-1 (H_b^T b +
     mu h_0)`` with ``h_0^T w = 1``, ``R^-1 = (Q + H_b^T H_b)^-1`` by Woodbury from ``Q``'s
@@ -115,7 +121,7 @@ def _refit_with_dfe(h0, Hb, b, v, Lm, w_out, nw, nd, u, z, P, G, Lg, e1, e2):
     return True
 
 
-@njit(cache=True, fastmath=True, error_model="numpy")
+@_helper
 def _fom_of(R, h0, Hb, w, b, nw, nd, var_x, r_lm, levels):
     """``20 log10(R_LM / (L - 1) / sqrt(MSE))``, ``MSE = sigma_X^2 (w^T R w + 1 + b^T b -
     2 w^T h_0 - 2 w^T H_b^T b)``; -1e3 for a non-positive MSE."""
@@ -138,7 +144,7 @@ def _fom_of(R, h0, Hb, w, b, nw, nd, var_x, r_lm, levels):
     return 20.0 * np.log10(r_lm / (levels - 1) / np.sqrt(mse))
 
 
-@njit(cache=True, fastmath=True, error_model="numpy")
+@_helper
 def _solve_one(r, h0, Hb, nw, nd, dw, bmin, bmax, wlim, var_x, r_lm, levels, w_out, b_out, R, Q, Lm, v, u, z,
                P, G, Lg, e1, e2):
     """The constrained MMSE solution for one pulse and noise (``r``: the Toeplitz row of
@@ -180,7 +186,7 @@ def _solve_one(r, h0, Hb, nw, nd, dw, bmin, bmax, wlim, var_x, r_lm, levels, w_o
     return _fom_of(R, h0, Hb, w_out, b_out, nw, nd, var_x, r_lm, levels)
 
 
-@njit(cache=True, fastmath=True, error_model="numpy")
+@_helper
 def _fom_at(c, cc, s_ix, Y, A, SA, rn_ph, xt, M, dw, nw, bmin, bmax, wlim, var_x, jit_var, r_lm, levels, r, h0,
             Hb, w_t, b_t, R, Q, Lm, v, u, z, hv, P, G, Lg, e1, e2):
     """The MMSE FOM of Tx FFE taps ``c`` (``cc[m + 4]``: the sums of ``c_i c_j`` over
@@ -210,7 +216,7 @@ def _fom_at(c, cc, s_ix, Y, A, SA, rn_ph, xt, M, dw, nw, bmin, bmax, wlim, var_x
                       P, G, Lg, e1, e2)
 
 
-@njit(cache=True, fastmath=True, error_model="numpy")
+@_helper
 def _setting(c, Y, A, SA, rn_ph, F, win, win_lo, M, dw, nw, bmin, bmax, wlim, var_x, jit_var, r_lm, levels, ts_lo,
              ts_hi, coarse, prune_db, best_so_far, r, h0, Hb, w_t, b_t, xt, R, Q, Lm, v, u, z, hv, P, G, Lg, e1, e2,
              cc):

@@ -21,6 +21,12 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.extending import register_jitable
+
+# Helpers called only from other kernels: as register_jitable functions they are compiled
+# into their callers without a Python entry point of their own (Numba's overload path),
+# which cuts the first run's compilation (issue 35); the callers' machine code is the same.
+_helper = register_jitable(fastmath=True)
 
 from .tail import add_tail, add_tail_cols
 
@@ -38,7 +44,7 @@ def _log2(v):
     return e
 
 
-@njit(cache=True, fastmath=True)
+@_helper
 def scatter(out, n_lo, n_hi, a, b, idx, T0, T1, spu, jmin, jmax, shift):
     """``out[n - n_lo] += a_k T0[q] + b_k T1[q]`` for ``n`` in ``[n_lo, n_hi)`` and every
     symbol ``k`` with ``jmin <= n - k <= jmax``, where the flat index is
@@ -69,7 +75,7 @@ def scatter(out, n_lo, n_hi, a, b, idx, T0, T1, spu, jmin, jmax, shift):
             dst[m] += ak * s0[m] + bk * s1[m]
 
 
-@njit(cache=True, fastmath=True)
+@_helper
 def scatter_cols(out, n_lo, n_hi, a, b, idx, S, spu, jmin, jmax, shift):
     """Like :func:`scatter` on ``out[n - n_lo, p]`` for the ``spu`` columns ``p`` (flat
     index ``q + p``), reading the flat table ``S``. Row ``n + 1`` starts ``spu`` further
@@ -90,7 +96,7 @@ def scatter_cols(out, n_lo, n_hi, a, b, idx, S, spu, jmin, jmax, shift):
             dst[m] += ak * s0[m] + bk * s1[m]
 
 
-@njit(cache=True, fastmath=True)
+@_helper
 def settled(out, n_lo, n_hi, ax, bx, idx, S, spu, jpost, shift):
     """Add the settled edges' share to ``out``: for the sample of UI ``n`` it is ``x_K``
     read at symbol ``K = n - jpost - 1``."""
@@ -100,7 +106,7 @@ def settled(out, n_lo, n_hi, ax, bx, idx, S, spu, jpost, shift):
         out[n - n_lo] += ax[k] * S[q] + bx[k] * S[q + 1]
 
 
-@njit(cache=True, fastmath=True)
+@_helper
 def settled_cols(out, n_lo, n_hi, ax, bx, idx, S, spu, jpost, shift):
     """:func:`settled` for the columns ``p`` of ``out[n, p]`` (flat index ``q + p``)."""
     P = out.shape[1]

@@ -32,7 +32,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.fft as sfft
-from numba import njit
+from numba.extending import register_jitable
+
+# Helpers called only from other kernels: as register_jitable functions they are compiled
+# into their callers without a Python entry point of their own (Numba's overload path),
+# which cuts the first run's compilation (issue 35); the callers' machine code is the same.
+_helper = register_jitable(fastmath=True)
 
 __all__ = ["TailPlan", "add_tail", "add_tail_cols", "plan_tail"]
 
@@ -235,7 +240,7 @@ def plan_tail(S: np.ndarray, pos_base: float, spu: int, jpre: int, jpost: int, h
                     err_d, err_u, lin, lin2, nfft).prepare()
 
 
-@njit(cache=True, fastmath=True)
+@_helper
 def add_tail(y, n_lo, n_hi, tail, shift):
     """``y[n - n_lo] += sum_o tc[o, shift - t_smin] tb[o, n - t_base]``: the tail's share at
     one sampling shift (its outputs ``tb = tail.out`` per UI, their weights ``tc =
@@ -250,7 +255,7 @@ def add_tail(y, n_lo, n_hi, tail, shift):
             y[i] += w * r[i]
 
 
-@njit(cache=True, fastmath=True)
+@_helper
 def add_tail_cols(cols, n_lo, n_hi, tail, shift0):
     """:func:`add_tail` for the columns ``p`` of ``cols[n - n_lo, p]`` (shift ``shift0 + p``).
 
