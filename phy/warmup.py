@@ -31,7 +31,7 @@ import time
 
 from ._procs import fork_map
 
-__all__ = ["GROUPS", "cold_groups", "group_names", "warm_up"]
+__all__ = ["DEMO_GROUPS", "GROUPS", "cold_groups", "group_names", "warm_up"]
 
 
 def _com() -> None:
@@ -79,6 +79,28 @@ def _timesim() -> None:
         simulate(ch, 3_000, baud_hz=baud, rx=rx, eye=eye, seed=1)
 
 
+def _touchstone() -> None:
+    """The Touchstone reader's compiled scan of a data block (a 4-port file of a lossy
+    delay written by scikit-rf, read back as :func:`channels.load` reads files)."""
+    import os
+    import tempfile
+
+    import numpy as np
+    import skrf as rf
+
+    from channels._tsread import read_text
+
+    f = np.linspace(10e6, 50e9, 200)
+    thru = np.exp(-2j * np.pi * f * 1e-9 - f / 50e9)
+    s = np.zeros((f.size, 4, 4), complex)
+    s[:, 0, 1] = s[:, 1, 0] = s[:, 2, 3] = s[:, 3, 2] = thru
+    with tempfile.TemporaryDirectory() as d:
+        rf.Network(frequency=rf.Frequency.from_f(f, unit="Hz"), s=s, z0=50).write_touchstone("warm", dir=d)
+        path = os.path.join(d, "warm.s4p")
+        with open(path, encoding="ascii") as fh:
+            read_text(fh.read(), path)
+
+
 #: The groups: name -> (what it compiles, the calls, the canary kernels as "module:name"),
 #: the slowest to compile first (on 2 cores: COM's about 20 s on one, the simulator's
 #: about 17 s then the link's about 10 s on the other).
@@ -91,7 +113,11 @@ GROUPS: dict = {
     "link": ("the statistical eye, the DFE error chain and the FEC burst analysis", _link,
              ("phy.engines.pmf:discrete_pmf", "phy.engines._chain_kernels:chain_step",
               "fec._kernels:dfe_enumerate", "fec._burst_kernels:pattern_hits")),
+    "touchstone": ("the Touchstone reader", _touchstone, ("channels._tsscan:scan",)),
 }
+
+#: The groups ``linkmodel demo`` reaches (it reads no Touchstone file).
+DEMO_GROUPS = ("com", "timesim", "link")
 
 
 def _dispatcher(ref: str):

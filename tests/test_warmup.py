@@ -57,10 +57,24 @@ def test_groups_reach_their_canaries_and_cover_the_demo():
 def test_cold_groups_reads_each_canary(monkeypatch):
     cached = {ref for ref in warmup.GROUPS["com"][2]} | {warmup.GROUPS["link"][2][0]}
     monkeypatch.setattr(warmup, "_cached", lambda ref: ref in cached)
-    assert warmup.cold_groups() == ["timesim", "link"]  # link has one canary cached, not all
+    assert warmup.cold_groups() == ["timesim", "link", "touchstone"]  # link has one canary cached, not all
     assert warmup.cold_groups("com") == []
-    with pytest.raises(ConfigError, match=r"unknown warm-up group\(s\) 'eye'; the groups are com, timesim, link"):
+    with pytest.raises(ConfigError, match=r"unknown warm-up group\(s\) 'eye'; the groups are com, timesim, link, touchstone"):
         warmup.cold_groups(["com", "eye"])
+
+
+def test_the_demo_warms_only_its_own_groups(monkeypatch):
+    """``linkmodel demo`` reads no Touchstone file: a cold reader is not compiled for it."""
+    from fec import _numba_setup
+    from phy.cli import demo
+
+    monkeypatch.setattr(_numba_setup, "state", "user")
+    monkeypatch.setattr(warmup, "_cached", lambda ref: False)  # everything cold
+    warmed = []
+    monkeypatch.setattr(warmup, "warm_up", lambda names, **kw: warmed.append(list(names)))
+    demo._warm_up_if_cold()
+    assert warmed == [list(warmup.DEMO_GROUPS)] and "touchstone" not in warmup.DEMO_GROUPS
+    assert set(warmup.DEMO_GROUPS) < set(warmup.GROUPS)
 
 
 def test_cached_is_false_for_what_numba_cannot_read():
@@ -74,7 +88,7 @@ def test_warm_up_runs_only_the_cold_groups_in_order(monkeypatch):
     monkeypatch.setattr(warmup, "cold_groups", lambda names: [g for g in names if g != "com"])
     seen = []
     done = warmup.warm_up(workers=1, report=lambda g, s: seen.append(g))
-    assert ran == seen == list(done) == ["timesim", "link"]
+    assert ran == seen == list(done) == ["timesim", "link", "touchstone"]
     assert warmup.warm_up(["com"], workers=1) == {}  # warm: nothing run
     assert warmup.warm_up(["com"], workers=1, only_cold=False) == {"com": pytest.approx(0.0, abs=1.0)}
 

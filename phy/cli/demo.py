@@ -209,7 +209,7 @@ def _warm_up_if_cold() -> float:
 
     from .. import warmup
 
-    cold = [] if _numba_setup.state == "off" else warmup.cold_groups()
+    cold = [] if _numba_setup.state == "off" else warmup.cold_groups(warmup.DEMO_GROUPS)
     if not cold:
         return 0.0
     print(f"first run: compiling the kernels once ({', '.join(cold)}), in parallel; "
