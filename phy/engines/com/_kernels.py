@@ -17,34 +17,48 @@ def floating_dfe(h, h0, n_fixed, groups, taps, limit, tail_start, tail_rss):
     energy; its preference for a bank adjoining the previous one is not reproduced); each tap
     ``clip(h / h0, -limit, limit)``, and those from post-cursor ``tail_start`` on scaled so
     that their root sum of squares stays within ``tail_rss`` (``B_float_RSS_MAX``). Returns
-    the taps (zero off the banks)."""
+    the taps (zero off the banks); :func:`floating_dfe_into` with its work arrays."""
     L = h.size
     b = np.zeros(L)
+    floating_dfe_into(h, L, h0, n_fixed, groups, taps, limit, tail_start, tail_rss, b, np.empty(L), np.empty(L),
+                      np.empty(L, dtype=np.bool_))
+    return b
+
+
+@njit(cache=True, inline="always")
+def floating_dfe_into(h, L, h0, n_fixed, groups, taps, limit, tail_start, tail_rss, b, gain, energy, blocked):
+    """:func:`floating_dfe` of ``h[:L]`` into ``b[:L]`` (zeroed here), with the work arrays
+    ``gain``, ``energy`` and ``blocked`` (at least ``L`` long): nothing allocated, for the
+    search's every setting. Each bank's energy is summed once; a bank is free when it
+    overlaps none placed before (the same choices as trying every tap of it per group)."""
+    for q in range(L):
+        b[q] = 0.0
     if L < taps or groups <= 0:
-        return b
-    gain = np.empty(L)
+        return
+    n_s = L - taps + 1
     for q in range(L):
         a = abs(h[q])
         r = max(0.0, a - limit * h0)
         gain[q] = a * a - r * r
-    used = np.zeros(L, dtype=np.bool_)
+    # each bank's energy (summed from 0 in tap order, as when it is tried), once: the
+    # energies do not change between groups, only which banks are still free
+    for s in range(n_s):
+        g = 0.0
+        for q in range(s, s + taps):
+            g += gain[q]
+        energy[s] = g
+        blocked[s] = False  # a bank starting at s overlaps one placed before
     for _ in range(groups):
         best, start = -1.0, -1
-        for s in range(L - taps + 1):
-            ok = True
-            g = 0.0
-            for q in range(s, s + taps):
-                if used[q]:
-                    ok = False
-                    break
-                g += gain[q]
-            if ok and g > best:
-                best, start = g, s
+        for s in range(n_s):
+            if not blocked[s] and energy[s] > best:
+                best, start = energy[s], s
         if start < 0:
             break
         for q in range(start, start + taps):
-            used[q] = True
             b[q] = min(limit, max(-limit, h[q] / h0))
+        for s in range(max(0, start - taps + 1), min(n_s, start + taps)):
+            blocked[s] = True
     if tail_start > 0:
         q0 = max(0, tail_start - n_fixed - 1)
         rss = 0.0
@@ -54,7 +68,6 @@ def floating_dfe(h, h0, n_fixed, groups, taps, limit, tail_start, tail_rss):
         if rss > tail_rss:
             for q in range(q0, L):
                 b[q] *= tail_rss / rss
-    return b
 
 
 @njit(cache=True)
@@ -89,27 +102,54 @@ def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin,
     W = win.shape[1]
     n = y.size
     nd = bmax.size
+    n_grp = int(flt[0])
+    nf = max(int(flt[2]) - nd, 0) if n_grp > 0 else 0
+    # the pulse from sample ``base`` on, unwrapped once (``ext[k] = y[(base + k) % n]``), so
+    # that a setting reads its post-cursors without a modulo; ``u`` the UI-spaced samples
+    # from the cursor (``u[k] = ext[pick + k M]``): tap ``i`` puts ``u[4 + j - i]`` on
+    # post-cursor ``j + 1``
+    n_u = nd + nf + 4
+    ext = np.empty(W + n_u * M)
+    for k in range(ext.size):
+        ext[k] = y[(base + k) % n]
+    u = np.empty(n_u)
     yw = np.empty(W)
     cc = np.empty(5)
+    hf = np.empty(nf)
+    bf = np.empty(nf)
+    gain = np.empty(nf)
+    energy = np.empty(nf)
+    blocked = np.empty(nf, dtype=np.bool_)
     for s in range(T):
         c = tx_grid[s]
-        best_w = 0
+        # the equalised pulse around the peak (each sum in the order i = 0 .. 4), then its
+        # first maximum: two loops, the first vectorised
+        c0, c1, c2, c3, c4 = c[0], c[1], c[2], c[3], c[4]
         for w in range(W):
-            acc = 0.0
-            for i in range(5):
-                acc += c[i] * win[i, w]
-            yw[w] = acc
-            if acc > yw[best_w]:
+            yw[w] = 0.0 + c0 * win[0, w] + c1 * win[1, w] + c2 * win[2, w] + c3 * win[3, w] + c4 * win[4, w]
+        best_w = 0
+        peak = yw[0]
+        for w in range(1, W):
+            if yw[w] > peak:
+                peak = yw[w]
                 best_w = w
         # the cursor as the reference code places it (com_ieee8023_93a_450.m,
         # cursor_sample_index): the last upward crossing of 1 % of the peak within 4 UI
-        # before it, then the sample of least Mueller-Muller residual with the first DFE
-        # tap at its limit (93A-25/26) over the 2 UI after that crossing
-        thr = 0.01 * yw[best_w]
+        # before it (sign(yw[i + 1] - thr) - sign(yw[i] - thr) >= 1), then the sample of least
+        # Mueller-Muller residual with the first DFE tap at its limit (93A-25/26) over the
+        # 2 UI after that crossing
+        thr = 0.01 * peak
         zxi = -1
-        for i in range(max(0, best_w - 4 * M), best_w):
-            if np.sign(yw[i + 1] - thr) - np.sign(yw[i] - thr) >= 1:
-                zxi = i
+        i = best_w - 1
+        lo = max(0, best_w - 4 * M)
+        while i >= lo:
+            b = yw[i] - thr
+            if b <= 0.0:  # (with b > 0 there is no crossing at i)
+                a = yw[i + 1] - thr
+                if (a > 0.0 and b <= 0.0) or (a == 0.0 and b < 0.0):
+                    zxi = i
+                    break
+            i -= 1
         # (a pulse still above 1 % of its peak 4 UI before it, whose setting the reference
         # code skips, is searched over +-1 UI around its peak instead)
         start = zxi if zxi >= 0 else best_w - M
@@ -129,26 +169,26 @@ def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin,
         ph = idx % M
         h0 = yw[pick]
         a_s = r_lm * h0 / (levels - 1)
+        for k in range(n_u):
+            u[k] = ext[pick + k * M]
         post2 = 0.0
         res2 = 0.0
         for j in range(nd):
             hp = 0.0
             for i in range(5):
-                hp += c[i] * y[(idx + (1 + j - (i - 3)) * M) % n]
+                hp += c[i] * u[4 + j - i]
             b = min(bmax[j], max(bmin[j], hp / h0))
             post2 += hp * hp
             res2 += (hp - b * h0) ** 2
-        n_grp = int(flt[0])
-        if n_grp > 0:  # the floating taps after the fixed ones, out to the span
-            span = int(flt[2])
-            hf = np.empty(max(span - nd, 0))
-            for q in range(hf.size):
+        if nf > 0:  # the floating taps after the fixed ones, out to the span
+            for q in range(nf):
                 v = 0.0
                 for i in range(5):
-                    v += c[i] * y[(idx + (1 + nd + q - (i - 3)) * M) % n]
+                    v += c[i] * u[4 + nd + q - i]
                 hf[q] = v
-            bf = floating_dfe(hf, h0, nd, n_grp, int(flt[1]), flt[3], int(flt[4]), flt[5])
-            for q in range(hf.size):
+            floating_dfe_into(hf, nf, h0, nd, n_grp, int(flt[1]), flt[3], int(flt[4]), flt[5], bf, gain, energy,
+                              blocked)
+            for q in range(nf):
                 if bf[q] != 0.0:
                     post2 += hf[q] * hf[q]
                     res2 += (hf[q] - bf[q] * h0) ** 2
@@ -173,8 +213,10 @@ def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin,
                 q = 0.0
                 for lag in range(5):
                     q += cc[lag] * r_xt[a, m, lag]
-                worst = max(worst, q)
-                mean += q / M
+                if xt_worst:
+                    worst = max(worst, q)
+                else:
+                    mean += q / M
             var_xt += worst if xt_worst else mean
         var_xt *= var_x
         var_tx = snr_lin * r_isi[ph, 0] if tx_path else h0 * h0 * snr_lin
