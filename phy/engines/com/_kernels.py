@@ -20,17 +20,16 @@ def floating_dfe(h, h0, n_fixed, groups, taps, limit, tail_start, tail_rss):
     the taps (zero off the banks); :func:`floating_dfe_into` with its work arrays."""
     L = h.size
     b = np.zeros(L)
-    floating_dfe_into(h, L, h0, n_fixed, groups, taps, limit, tail_start, tail_rss, b, np.empty(L), np.empty(L),
-                      np.empty(L, dtype=np.bool_))
+    floating_dfe_into(h, L, h0, n_fixed, groups, taps, limit, tail_start, tail_rss, b, np.empty(L), np.empty(L))
     return b
 
 
 @njit(cache=True, inline="always")
-def floating_dfe_into(h, L, h0, n_fixed, groups, taps, limit, tail_start, tail_rss, b, gain, energy, blocked):
+def floating_dfe_into(h, L, h0, n_fixed, groups, taps, limit, tail_start, tail_rss, b, gain, energy):
     """:func:`floating_dfe` of ``h[:L]`` into ``b[:L]`` (zeroed here), with the work arrays
-    ``gain``, ``energy`` and ``blocked`` (at least ``L`` long): nothing allocated, for the
-    search's every setting. Each bank's energy is summed once; a bank is free when it
-    overlaps none placed before (the same choices as trying every tap of it per group)."""
+    ``gain`` and ``energy`` (at least ``L`` long): nothing allocated, for the search's
+    every setting. Each bank's energy is summed once; a bank is free when it overlaps none
+    placed before (the same choices as trying every tap of it per group)."""
     for q in range(L):
         b[q] = 0.0
     if L < taps or groups <= 0:
@@ -41,24 +40,21 @@ def floating_dfe_into(h, L, h0, n_fixed, groups, taps, limit, tail_start, tail_r
         r = max(0.0, a - limit * h0)
         gain[q] = a * a - r * r
     # each bank's energy (summed from 0 in tap order, as when it is tried), once: the
-    # energies do not change between groups, only which banks are still free
+    # energies do not change between groups; a bank overlapping one placed before gets
+    # -inf, which never passes the threshold of -1 (the energies are >= 0 or NaN, never chosen)
     for s in range(n_s):
         g = 0.0
         for q in range(s, s + taps):
             g += gain[q]
         energy[s] = g
-        blocked[s] = False  # a bank starting at s overlaps one placed before
     for _ in range(groups):
-        best, start = -1.0, -1
-        for s in range(n_s):
-            if not blocked[s] and energy[s] > best:
-                best, start = energy[s], s
+        start = first_max_above(energy, n_s, -1.0)
         if start < 0:
             break
         for q in range(start, start + taps):
             b[q] = min(limit, max(-limit, h[q] / h0))
         for s in range(max(0, start - taps + 1), min(n_s, start + taps)):
-            blocked[s] = True
+            energy[s] = -np.inf
     if tail_start > 0:
         q0 = max(0, tail_start - n_fixed - 1)
         rss = 0.0
@@ -68,6 +64,112 @@ def floating_dfe_into(h, L, h0, n_fixed, groups, taps, limit, tail_start, tail_r
         if rss > tail_rss:
             for q in range(q0, L):
                 b[q] *= tail_rss / rss
+
+
+@njit(cache=True, inline="always")
+def first_max_above(x, n, floor):
+    """The first index of the largest of ``x[:n]`` as a running ``if x[s] > best`` from
+    ``best = floor`` finds it, or -1 when none is above ``floor`` (NaN never chosen)."""
+    m0 = m1 = m2 = m3 = floor
+    n4 = n - n % 4
+    for s in range(0, n4, 4):
+        if x[s] > m0:
+            m0 = x[s]
+        if x[s + 1] > m1:
+            m1 = x[s + 1]
+        if x[s + 2] > m2:
+            m2 = x[s + 2]
+        if x[s + 3] > m3:
+            m3 = x[s + 3]
+    m = m0
+    for v in (m1, m2, m3):
+        if v > m:
+            m = v
+    for s in range(n4, n):
+        if x[s] > m:
+            m = x[s]
+    if not m > floor:
+        return -1
+    for s in range(n):
+        if x[s] == m:
+            return s
+    return -1
+
+
+@njit(cache=True, inline="always")
+def first_max(x, n):
+    """The first index of the largest of ``x[:n]`` as a running ``if x[w] > x[best]`` finds
+    it (NaN never chosen unless ``x[0]`` is NaN, then 0): the maximum over eight
+    independent lanes (no chain of dependent comparisons), then its first occurrence."""
+    m0 = m1 = m2 = m3 = m4 = m5 = m6 = m7 = x[0]
+    n8 = n - n % 8
+    for w in range(0, n8, 8):
+        if x[w] > m0:
+            m0 = x[w]
+        if x[w + 1] > m1:
+            m1 = x[w + 1]
+        if x[w + 2] > m2:
+            m2 = x[w + 2]
+        if x[w + 3] > m3:
+            m3 = x[w + 3]
+        if x[w + 4] > m4:
+            m4 = x[w + 4]
+        if x[w + 5] > m5:
+            m5 = x[w + 5]
+        if x[w + 6] > m6:
+            m6 = x[w + 6]
+        if x[w + 7] > m7:
+            m7 = x[w + 7]
+    m = m0
+    for v in (m1, m2, m3, m4, m5, m6, m7):
+        if v > m:
+            m = v
+    for w in range(n8, n):
+        if x[w] > m:
+            m = x[w]
+    for w in range(n):
+        if x[w] == m:
+            return w
+    return 0
+
+
+@njit(cache=True, inline="always")
+def first_min_below_inf(x, n):
+    """The first index of the least of ``x[:n]`` as a running ``if x[i] < least`` from
+    ``least = inf`` finds it, or -1 when none is below infinity (all infinite or NaN); in
+    eight lanes as :func:`first_max`."""
+    m0 = m1 = m2 = m3 = m4 = m5 = m6 = m7 = np.inf
+    n8 = n - n % 8
+    for w in range(0, n8, 8):
+        if x[w] < m0:
+            m0 = x[w]
+        if x[w + 1] < m1:
+            m1 = x[w + 1]
+        if x[w + 2] < m2:
+            m2 = x[w + 2]
+        if x[w + 3] < m3:
+            m3 = x[w + 3]
+        if x[w + 4] < m4:
+            m4 = x[w + 4]
+        if x[w + 5] < m5:
+            m5 = x[w + 5]
+        if x[w + 6] < m6:
+            m6 = x[w + 6]
+        if x[w + 7] < m7:
+            m7 = x[w + 7]
+    m = m0
+    for v in (m1, m2, m3, m4, m5, m6, m7):
+        if v < m:
+            m = v
+    for w in range(n8, n):
+        if x[w] < m:
+            m = x[w]
+    if not m < np.inf:
+        return -1
+    for w in range(n):
+        if x[w] == m:
+            return w
+    return -1
 
 
 @njit(cache=True)
@@ -114,12 +216,12 @@ def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin,
         ext[k] = y[(base + k) % n]
     u = np.empty(n_u)
     yw = np.empty(W)
+    res = np.empty(2 * M + 1)
     cc = np.empty(5)
     hf = np.empty(nf)
     bf = np.empty(nf)
     gain = np.empty(nf)
     energy = np.empty(nf)
-    blocked = np.empty(nf, dtype=np.bool_)
     for s in range(T):
         c = tx_grid[s]
         # the equalised pulse around the peak (each sum in the order i = 0 .. 4), then its
@@ -127,12 +229,8 @@ def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin,
         c0, c1, c2, c3, c4 = c[0], c[1], c[2], c[3], c[4]
         for w in range(W):
             yw[w] = 0.0 + c0 * win[0, w] + c1 * win[1, w] + c2 * win[2, w] + c3 * win[3, w] + c4 * win[4, w]
-        best_w = 0
-        peak = yw[0]
-        for w in range(1, W):
-            if yw[w] > peak:
-                peak = yw[w]
-                best_w = w
+        best_w = first_max(yw, W)
+        peak = yw[best_w]
         # the cursor as the reference code places it (com_ieee8023_93a_450.m,
         # cursor_sample_index): the last upward crossing of 1 % of the peak within 4 UI
         # before it (sign(yw[i + 1] - thr) - sign(yw[i] - thr) >= 1), then the sample of least
@@ -153,14 +251,13 @@ def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin,
         # (a pulse still above 1 % of its peak 4 UI before it, whose setting the reference
         # code skips, is searched over +-1 UI around its peak instead)
         start = zxi if zxi >= 0 else best_w - M
-        pick = -1
-        res_min = np.inf
         b1 = bmax[0] if nd > 0 else 0.0
-        for ix in range(max(M, start), min(W - M, start + 2 * M + 1)):
-            res = abs(yw[ix - M] - max(yw[ix + M] - b1 * yw[ix], 0.0))
-            if res < res_min:
-                res_min = res
-                pick = ix
+        i0, i1 = max(M, start), min(W - M, start + 2 * M + 1)
+        for ix in range(i0, i1):
+            res[ix - i0] = abs(yw[ix - M] - max(yw[ix + M] - b1 * yw[ix], 0.0))
+        pick = first_min_below_inf(res, max(i1 - i0, 0))
+        if pick >= 0:
+            pick += i0
         if pick < 0 or yw[pick] <= 0:
             fom[s] = -np.inf
             cursor[s] = -1
@@ -186,12 +283,11 @@ def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin,
                 for i in range(5):
                     v += c[i] * u[4 + nd + q - i]
                 hf[q] = v
-            floating_dfe_into(hf, nf, h0, nd, n_grp, int(flt[1]), flt[3], int(flt[4]), flt[5], bf, gain, energy,
-                              blocked)
-            for q in range(nf):
-                if bf[q] != 0.0:
-                    post2 += hf[q] * hf[q]
-                    res2 += (hf[q] - bf[q] * h0) ** 2
+            floating_dfe_into(hf, nf, h0, nd, n_grp, int(flt[1]), flt[3], int(flt[4]), flt[5], bf, gain, energy)
+            for q in range(nf):  # (adding +0.0 off the banks leaves the sums as they are)
+                on = bf[q] != 0.0
+                post2 += hf[q] * hf[q] if on else 0.0
+                res2 += (hf[q] - bf[q] * h0) ** 2 if on else 0.0
         # the quadratic forms sum_ik c_i c_k r[|i - k|] as sum_lag cc[lag] r[lag]
         for lag in range(5):
             v = 0.0
