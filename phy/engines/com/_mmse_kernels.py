@@ -144,10 +144,11 @@ def _solve_one(r, h0, Hb, nw, nd, dw, bmin, bmax, wlim, var_x, r_lm, levels, w_o
     """The constrained MMSE solution for one pulse and noise (``r``: the Toeplitz row of
     ``R``); writes the taps into ``w_out`` and ``b_out`` and returns the FOM (dB), or
     -1e3 when the system is singular. ``R .. e2`` are work arrays."""
-    for i in range(nw):
+    for i in range(nw):  # (the Cholesky factor reads Q's lower triangle only)
         for j in range(nw):
-            x = r[abs(i - j)]
-            R[i, j] = x
+            R[i, j] = r[abs(i - j)]
+        for j in range(i + 1):
+            x = R[i, j]
             for q in range(nd):
                 x -= Hb[q, i] * Hb[q, j]
             Q[i, j] = x
