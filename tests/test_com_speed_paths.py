@@ -246,6 +246,9 @@ def test_fom_kernel_is_mains_bit_for_bit_on_random_pulses(seed, monkeypatch):
         rx_ffe_post=seed % 2)  # an Rx FFE: the transmitter noise through the whole pulse
     tx = np.column_stack([rng.uniform(-0.2, 0.2, (300, 3)), rng.uniform(-0.3, 1.0, 300), rng.uniform(-0.2, 0.2, 300)])
     tx[:20, 3] = -0.5  # inverted mains: often no positive cursor
+    tx[1::3, :3] = tx[::3, :3]  # runs sharing the first three taps (the kernel keeps their sum)
+    tx[40:60, :3] = 0.0
+    tx[41:60:2, :3] = -0.0  # and -0.0 for 0.0 within a run
     args = kernel_args(monkeypatch, tx, y, M, p, [(x, "fext"), (0.5 * x, "next")])
     check_against_main(args, list(range(tx.shape[0])))
 

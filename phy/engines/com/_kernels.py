@@ -216,6 +216,8 @@ def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin,
         ext[k] = y[(base + k) % n]
     u = np.empty(n_u)
     yw = np.empty(W)
+    part = np.empty(W)
+    p0 = p1 = p2 = 0.0
     res = np.empty(2 * M + 1)
     cc = np.empty(5)
     hf = np.empty(nf)
@@ -225,10 +227,16 @@ def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin,
     for s in range(T):
         c = tx_grid[s]
         # the equalised pulse around the peak (each sum in the order i = 0 .. 4), then its
-        # first maximum: two loops, the first vectorised
+        # first maximum: two loops, the first vectorised. The sum of the first three taps is
+        # kept while they stay the same (the grid varies c(0) and c(1) fastest); a tap of
+        # -0.0 for 0.0 changes nothing, a zero product's sign being lost in 0.0 + it
         c0, c1, c2, c3, c4 = c[0], c[1], c[2], c[3], c[4]
+        if s == 0 or not (c0 == p0 and c1 == p1 and c2 == p2):
+            for w in range(W):
+                part[w] = 0.0 + c0 * win[0, w] + c1 * win[1, w] + c2 * win[2, w]
+            p0, p1, p2 = c0, c1, c2
         for w in range(W):
-            yw[w] = 0.0 + c0 * win[0, w] + c1 * win[1, w] + c2 * win[2, w] + c3 * win[3, w] + c4 * win[4, w]
+            yw[w] = part[w] + c3 * win[3, w] + c4 * win[4, w]
         best_w = first_max(yw, W)
         peak = yw[best_w]
         # the cursor as the reference code places it (com_ieee8023_93a_450.m,
