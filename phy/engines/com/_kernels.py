@@ -24,7 +24,7 @@ def floating_dfe(h, h0, n_fixed, groups, taps, limit, tail_start, tail_rss):
     return b
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def floating_dfe_into(h, L, h0, n_fixed, groups, taps, limit, tail_start, tail_rss, b, gain, energy):
     """:func:`floating_dfe` of ``h[:L]`` into ``b[:L]`` (zeroed here), with the work arrays
     ``gain`` and ``energy`` (at least ``L`` long): nothing allocated, for the search's
@@ -66,7 +66,7 @@ def floating_dfe_into(h, L, h0, n_fixed, groups, taps, limit, tail_start, tail_r
                 b[q] *= tail_rss / rss
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def first_max_above(x, n, floor):
     """The first index of the largest of ``x[:n]`` as a running ``if x[s] > best`` from
     ``best = floor`` finds it, or -1 when none is above ``floor`` (NaN never chosen)."""
@@ -96,7 +96,7 @@ def first_max_above(x, n, floor):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def first_max(x, n):
     """The first index of the largest of ``x[:n]`` as a running ``if x[w] > x[best]`` finds
     it (NaN never chosen unless ``x[0]`` is NaN, then 0): the maximum over eight
@@ -133,7 +133,7 @@ def first_max(x, n):
     return 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def first_min_below_inf(x, n):
     """The first index of the least of ``x[:n]`` as a running ``if x[i] < least`` from
     ``least = inf`` finds it, or -1 when none is below infinity (all infinite or NaN); in
