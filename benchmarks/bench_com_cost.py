@@ -40,7 +40,7 @@ which the MMSE kernel). CPU time, the best of ``--speed-repeat`` runs each.
 
     python benchmarks/bench_com_cost.py                  # about 1 minute
     python benchmarks/bench_com_cost.py --repeat 15 --json com_cost.json
-    python benchmarks/bench_com_cost.py --speed /tmp/before35 --speed-repeat 3   # about 5 minutes
+    python benchmarks/bench_com_cost.py --speed /tmp/before35 --speed-repeat 3   # 5-10 minutes
 """
 
 from __future__ import annotations
