@@ -30,8 +30,17 @@ agree.
 
 One core: thread counts set to 1 before numpy loads; pinned to one CPU where allowed.
 
+``--speed BEFORE`` (issue 35) measures instead COM's search per setting, the code in
+``BEFORE`` (a checkout of the code before, e.g. ``git worktree add --detach /tmp/before35
+862076c``) against this tree, each in its own process (:mod:`com_speed_worker`), the two
+taking turns: the 802.3ck KR grid on the same channel set (us per setting, of which the
+figure-of-merit kernel) and the full 802.3dj KR grid (class A test 1, the Rx FFE by MMSE at
+all 192,276 settings, no MLSD) on ``CA_19p75dB`` with its FEXT and NEXT (seconds per case, of
+which the MMSE kernel). CPU time, the best of ``--speed-repeat`` runs each.
+
     python benchmarks/bench_com_cost.py                  # about 1 minute
     python benchmarks/bench_com_cost.py --repeat 15 --json com_cost.json
+    python benchmarks/bench_com_cost.py --speed /tmp/before35 --speed-repeat 3   # 5-10 minutes
 """
 
 from __future__ import annotations
@@ -44,6 +53,7 @@ for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MK
 import argparse
 import contextlib
 import json
+import subprocess
 import sys
 import time
 import warnings
@@ -206,14 +216,62 @@ def show(title: str, rows: dict) -> None:
                                    for m in modes))
 
 
+def speed(before: Path, repeat: int) -> dict:
+    """Issue 35: the search per setting, ``before`` against this tree, in processes that take
+    turns (:mod:`com_speed_worker`); the best of ``repeat`` runs of each."""
+    worker = REPO / "benchmarks" / "com_speed_worker.py"
+    trees = {"before": before.resolve(), "after": REPO}
+    out: dict = {}
+    for which in ("ck", "dj"):
+        runs: dict = {m: [] for m in trees}
+        for _ in range(repeat):
+            for m, tree in trees.items():
+                env = dict(os.environ, PYTHONPATH=str(tree))
+                res = subprocess.run([sys.executable, str(worker), which, str(SHARED)], env=env, capture_output=True,
+                                     text=True, check=True)
+                runs[m].append(json.loads(res.stdout.strip().splitlines()[-1]))
+        out[which] = {m: min(v, key=lambda r: r["total_s"]) | {"kernel_us_best": min(r["kernel_us"] for r in v)}
+                      for m, v in runs.items()}
+    return out
+
+
+def show_speed(out: dict) -> None:
+    ck, dj = out["ck"], out["dj"]
+    rows = [("802.3ck FOM kernel, us per setting", "kernel_us_best", 1.0, 0.5),
+            ("802.3ck grid, us per setting", "grid_us", 1.0, None),
+            ("802.3dj MMSE kernel, us per setting", "kernel_us_best", 1.0, None),
+            ("802.3dj grid, us per setting", "grid_us", 1.0, None),
+            ("802.3dj full grid, s per case", "total_s", 1.0, 10.0)]
+    print(f"\n  {'':38s}{'before':>10s}{'after':>10s}{'ratio':>8s}   target")
+    for (label, key, scale, target), d in zip(rows, (ck, ck, dj, dj, dj)):
+        b, a = d["before"][key] * scale, d["after"][key] * scale
+        tgt = "" if target is None else f"<= {target:g}: {'met' if a <= target else 'NOT met'}"
+        print(f"  {label:38s}{b:10.3f}{a:10.3f}{b / a:7.2f}x   {tgt}")
+    for which, d in out.items():
+        print(f"  {which}: COM before {d['before']['com_db']!r} dB, after {d['after']['com_db']!r} dB, "
+              f"{d['after']['settings']:,} settings over {d['after']['cases']} package case(s)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--full-repeat", type=int, default=2)
     ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--speed", type=Path, metavar="BEFORE", help="issue 35: the search per setting against the "
+                                                                   "code in this checkout (see above)")
+    ap.add_argument("--speed-repeat", type=int, default=3)
     args = ap.parse_args()
     if not SHARED.exists():
         sys.exit(f"bench_com_cost: {SHARED} not found (the shared channels live beside the repository)")
+    if args.speed:
+        print(f"COM search per setting (issue 35), {args.speed} against {REPO}, one core each, CPU time, best of "
+              f"{args.speed_repeat}; load average {os.getloadavg()[0]:.1f} at the start")
+        out = speed(args.speed, args.speed_repeat)
+        show_speed(out)
+        print(f"  load average {os.getloadavg()[0]:.1f} at the end")
+        if args.json:
+            Path(args.json).write_text(json.dumps(out, indent=2, default=float))
+        return 0
     pin = "not pinned"
     if hasattr(os, "sched_setaffinity"):
         try:

@@ -150,10 +150,11 @@ def _solve_one(r, h0, Hb, nw, nd, dw, bmin, bmax, wlim, var_x, r_lm, levels, w_o
     """The constrained MMSE solution for one pulse and noise (``r``: the Toeplitz row of
     ``R``); writes the taps into ``w_out`` and ``b_out`` and returns the FOM (dB), or
     -1e3 when the system is singular. ``R .. e2`` are work arrays."""
-    for i in range(nw):
+    for i in range(nw):  # (the Cholesky factor reads Q's lower triangle only)
         for j in range(nw):
-            x = r[abs(i - j)]
-            R[i, j] = x
+            R[i, j] = r[abs(i - j)]
+        for j in range(i + 1):
+            x = R[i, j]
             for q in range(nd):
                 x -= Hb[q, i] * Hb[q, j]
             Q[i, j] = x
@@ -190,9 +191,10 @@ def _solve_one(r, h0, Hb, nw, nd, dw, bmin, bmax, wlim, var_x, r_lm, levels, w_o
 def _fom_at(c, cc, s_ix, Y, A, SA, rn_ph, xt, M, dw, nw, bmin, bmax, wlim, var_x, jit_var, r_lm, levels, r, h0,
             Hb, w_t, b_t, R, Q, Lm, v, u, z, hv, P, G, Lg, e1, e2):
     """The MMSE FOM of Tx FFE taps ``c`` (``cc[m + 4]``: the sums of ``c_i c_j`` over
-    ``i - j = m``) with the cursor at sample ``s_ix``."""
-    K = Y.shape[1]
+    ``i - j = m``) with the cursor at sample ``s_ix``; ``Y``: the UI-sampled pulse per phase
+    with its first ``nw + nd + 4`` UI repeated after the period."""
     nd = bmin.size
+    K = Y.shape[1] - (nw + nd + 4)
     ph = s_ix % M
     dh = s_ix // M
     for lg in range(nw):
@@ -203,10 +205,14 @@ def _fom_at(c, cc, s_ix, Y, A, SA, rn_ph, xt, M, dw, nw, bmin, bmax, wlim, var_x
             j_s += cc[m + 4] * SA[ph, q]
         r[lg] = a_s + (rn_ph[ph, lg] + var_x * jit_var * j_s + xt[lg]) / var_x
     base = dh + dw - nw + 1  # h[base + k], k < nw + nd: the cursor row and the DFE rows
+    # tap i reads the period's sample (base + k + 3 - i) % K: the modulo taken once, the
+    # rest read from the copy of the period's start after its end (``Y`` here is
+    # :func:`mmse_grid`'s extended table)
+    j0 = (base - 1) % K
     for k in range(nw + nd):
         s = 0.0
         for i in range(5):
-            s += c[i] * Y[ph, (base + k - (i - 3)) % K]
+            s += c[i] * Y[ph, j0 + k + 4 - i]
         hv[k] = s
     for i in range(nw):
         h0[i] = hv[nw - 1 - i]
@@ -298,8 +304,15 @@ def mmse_grid(tx_grid, Y, A, SA, rn_ph, F, win, win_lo, M, dw, nw, bmin, bmax, w
     v, u, z, hv = np.empty(nw), np.empty(nw), np.empty(nw), np.empty(nw + nd)
     P, G, Lg, e1, e2 = np.empty((nw, nd)), np.empty((nd, nd)), np.zeros((nd, nd)), np.empty(nd), np.empty(nd)
     cc = np.empty(9)
+    # the UI-sampled pulse with its first UIs repeated after the period (each setting's
+    # cursor and DFE rows read from it without a modulo per sample)
+    K = Y.shape[1]
+    Y2 = np.empty((Y.shape[0], K + nw + nd + 4))
+    for ph in range(Y.shape[0]):
+        for j in range(K + nw + nd + 4):
+            Y2[ph, j] = Y[ph, j % K]
     for t in range(tx_grid.shape[0]):
-        f, s = _setting(tx_grid[t], Y, A, SA, rn_ph, F, win, win_lo, M, dw, nw, bmin, bmax, wlim, var_x, jit_var,
+        f, s = _setting(tx_grid[t], Y2, A, SA, rn_ph, F, win, win_lo, M, dw, nw, bmin, bmax, wlim, var_x, jit_var,
                         r_lm, levels, ts_lo, ts_hi, coarse, prune_db, best_so_far, r, h0, Hb, w_t, b_t, xt, R, Q, Lm,
                         v, u, z, hv, P, G, Lg, e1, e2, cc)
         fom_out[t] = f

@@ -308,7 +308,9 @@ def _com_at(p: ComParams, g: Grid, chans, pulses, taps, cursor: int, w_rx, hc, q
     bf = np.zeros(0)
     if p.dfe_float_groups > 0:  # the floating taps (their kernel), after the fixed ones
         hf = h[k0 + 1 + nd : k0 + p.dfe_float_span_ui + 1].copy()
-        bf = _k.floating_dfe(hf, h0, nd, int(flt[0]), int(flt[1]), flt[3], int(flt[4]), flt[5])
+        bf = np.zeros(hf.size)  # (the types the search calls it with: its compiled code is shared)
+        _k.floating_dfe_into(hf, hf.size, h0, nd, int(flt[0]), int(flt[1]), flt[3], int(flt[4]), flt[5], bf,
+                             np.empty(hf.size), np.empty(hf.size))
         h[k0 + 1 + nd : k0 + 1 + nd + hf.size] -= bf * h0
     thr = 1e-3 * a_s  # 93A.1.7.1 note 2: samples below 0.1 % of A_s are dropped
     h_isi = h[np.abs(h) > thr]
