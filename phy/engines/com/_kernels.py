@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.extending import register_jitable
+
+# The lane searches are called only from fom_search: as register_jitable functions they
+# compile into it alone (no entry point and cache entry of their own: a cheaper cold first
+# run); called from Python (the tests) they run as the plain functions.
 
 
 @njit(cache=True)
@@ -66,7 +71,7 @@ def floating_dfe_into(h, L, h0, n_fixed, groups, taps, limit, tail_start, tail_r
                 b[q] *= tail_rss / rss
 
 
-@njit(cache=True)
+@register_jitable
 def first_max_above(x, n, floor):
     """The first index of the largest of ``x[:n]`` as a running ``if x[s] > best`` from
     ``best = floor`` finds it, or -1 when none is above ``floor`` (NaN never chosen)."""
@@ -96,7 +101,7 @@ def first_max_above(x, n, floor):
     return -1
 
 
-@njit(cache=True)
+@register_jitable
 def first_max(x, n):
     """The first index of the largest of ``x[:n]`` as a running ``if x[w] > x[best]`` finds
     it (NaN never chosen unless ``x[0]`` is NaN, then 0): the maximum over eight
@@ -133,7 +138,7 @@ def first_max(x, n):
     return 0
 
 
-@njit(cache=True)
+@register_jitable
 def first_min_below_inf(x, n):
     """The first index of the least of ``x[:n]`` as a running ``if x[i] < least`` from
     ``least = inf`` finds it, or -1 when none is below infinity (all infinite or NaN); in
