@@ -204,13 +204,20 @@ def _add_tail_cols_before(cols, n_lo, n_hi, tail, shift0):
                 row[p] += w[p] * v
 
 
+@njit(cache=False, fastmath=True)
+def _add_tail_cols_now(cols, n_lo, n_hi, tail, shift0):
+    """add_tail_cols as the kernels compile it (a register_jitable helper: called from
+    Python it would run as plain Python)."""
+    T.add_tail_cols(cols, n_lo, n_hi, tail, shift0)
+
+
 def test_tail_columns_are_the_row_by_row_sum_bit_for_bit():
     rng = np.random.default_rng(7)
     tail = R.Tail(rng.standard_normal((17, 5000)), rng.standard_normal((17, 40)), 100, -20)
     for m, P in ((1000, 32), (77, 32), (130, 16)):  # whole blocks and a partial last one
         c0 = rng.standard_normal((m, P))
         a, b = c0.copy(), c0.copy()
-        T.add_tail_cols(a, 300, 300 + m, tail, -P // 2)
+        _add_tail_cols_now(a, 300, 300 + m, tail, -P // 2)
         _add_tail_cols_before(b, 300, 300 + m, tail, -P // 2)
         np.testing.assert_array_equal(a, b)
         assert not np.array_equal(a, c0)

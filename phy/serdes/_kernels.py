@@ -80,30 +80,9 @@ def _rotl(x, k):
 
 
 @njit(cache=True, inline="always")
-def _next(s):
-    """xoshiro256++: the next 64-bit output, the state ``s`` (4 x uint64) advanced."""
-    s0, s1, s2, s3 = s[0], s[1], s[2], s[3]
-    out = _rotl(s0 + s3, 23) + s0
-    t = s1 << np.uint64(17)
-    s2 ^= s0
-    s3 ^= s1
-    s1 ^= s2
-    s0 ^= s3
-    s2 ^= t
-    s3 = _rotl(s3, 45)
-    s[0], s[1], s[2], s[3] = s0, s1, s2, s3
-    return out
-
-
-@njit(cache=True)
-def _next_py(s):
-    """:func:`_next` callable from Python (for its test)."""
-    return _next(s)
-
-
-@njit(cache=True, inline="always")
 def _step(s0, s1, s2, s3):
-    """:func:`_next` on a state held in four locals: (output, the state advanced)."""
+    """xoshiro256++ on a state held in four locals: (the next 64-bit output, the state
+    advanced)."""
     out = _rotl(s0 + s3, 23) + s0
     t = s1 << np.uint64(17)
     s2 ^= s0
@@ -113,6 +92,19 @@ def _step(s0, s1, s2, s3):
     s2 ^= t
     s3 = _rotl(s3, 45)
     return out, s0, s1, s2, s3
+
+
+@njit(cache=True, inline="always")
+def _next(s):
+    """xoshiro256++: the next 64-bit output, the state ``s`` (4 x uint64) advanced."""
+    out, s[0], s[1], s[2], s[3] = _step(s[0], s[1], s[2], s[3])
+    return out
+
+
+@njit(cache=True)
+def _next_py(s):
+    """:func:`_next` callable from Python (for its test)."""
+    return _next(s)
 
 
 @njit(cache=True)
