@@ -227,7 +227,19 @@ class _FastTouchstone(_SafeTouchstone):
             port_names = self._parse_port(lines)
             if len(port_names) == state.rank:
                 state.port_names = {i: name for i, name in enumerate(port_names)}
+        # joined by load_file below, not by scikit-rf's line-by-line list comprehension
+        self._after_option, state.comments_after_option_line = state.comments_after_option_line, []
         return state
+
+    def load_file(self, fid) -> None:
+        """scikit-rf's ``load_file``, with ``comments_after_option_line`` (one comment a
+        point in some files) joined in one pass: scikit-rf joins ``line.strip()[1:]`` of each;
+        every line here is already stripped (the header loop and :meth:`_special_lines` strip
+        them), starts with ``!`` (only such lines reach ``append_comment``) and holds no LF, so
+        removing the ``!`` after each LF of ``"\n" + "\n".join(lines)`` gives the same text."""
+        super().load_file(fid)
+        if self._after_option:
+            self.comments_after_option_line = ("\n" + "\n".join(self._after_option)).replace("\n!", "\n")[1:]
 
     def _read_header(self, fid: "_Lines") -> int | None:
         """scikit-rf's line loop up to the first data line; that line's offset in the text."""
