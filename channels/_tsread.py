@@ -222,7 +222,7 @@ class _FastTouchstone(_SafeTouchstone):
                 raise _Fallback
             if state.rank == 2 and state.two_port_order_legacy and state.matrix_format != "full":
                 raise _Fallback  # scikit-rf 2.2 leaves S12 = S21 as np.empty's leftovers here
-            state.f, state.s = self._read_data(text, start, state)
+            state.f, state.s = self._read_data(text, start, state, fid.tail)
         if not state.port_names or len(state.port_names) != state.rank:
             port_names = self._parse_port(lines)
             if len(port_names) == state.rank:
@@ -262,14 +262,18 @@ class _FastTouchstone(_SafeTouchstone):
                     continue
             return start
 
-    def _read_data(self, text: str, start: int, state: _skts.ParserState) -> tuple[np.ndarray, np.ndarray]:
+    def _read_data(self, text: str, start: int, state: _skts.ParserState, tail=None) -> tuple[np.ndarray, np.ndarray]:
         """Frequencies and raw values (as ``state.f`` and ``state.s``) of the lines of ``text``
         from offset ``start`` (the first data line) on; the comment and keyword lines among
         them go to ``state``. One compiled pass (:func:`channels._tsscan.scan`) finds them
-        and reads the numbers."""
+        and reads the numbers. ``tail``: ``(raw, shift, keep_from)``, the bytes ``raw[i - shift]``
+        that are ``text[i]`` for ``i >= keep_from`` (:func:`read_text`), scanned without
+        encoding the text again."""
         from ._tsscan import finish_slow, scan_bytes  # (numba: imported on the first file read)
 
-        if text.isascii():  # (O(1) for a str) byte offsets are character offsets
+        if tail is not None and start >= tail[2]:
+            raw, start = tail[0], start - tail[1]
+        elif text.isascii():  # (O(1) for a str) byte offsets are character offsets
             raw = text.encode("ascii")
         else:
             raw, start = text[start:].encode("utf-8"), 0
@@ -365,10 +369,11 @@ class _Source(io.StringIO):
     """An empty ``io.StringIO`` (so that ``rf.Network`` reads it as a Touchstone file) that
     carries the text and the file name, without the copy ``io.StringIO(text)`` makes."""
 
-    def __init__(self, text: str, name: str) -> None:
+    def __init__(self, text: str, name: str, tail=None) -> None:
         super().__init__()
         self.text = text
         self.name = name
+        self.tail = tail
 
 
 class _FastNetwork(rf.Network):
@@ -426,7 +431,7 @@ class _SlowNetwork(_FastNetwork):
     _reader = _SafeTouchstone
 
 
-def read_text(text: str, name: str, before_fallback=None) -> tuple[rf.Network, bool]:
+def read_text(text: str, name: str, before_fallback=None, tail=None) -> tuple[rf.Network, bool]:
     """The network scikit-rf's ``rf.Network(io.StringIO(text))`` returns for a file called
     ``name`` (its extension gives the port count), and whether the fast path read it.
 
@@ -434,11 +439,14 @@ def read_text(text: str, name: str, before_fallback=None) -> tuple[rf.Network, b
     read again by scikit-rf's parser (through :class:`_SafeTouchstone`), which raises what it
     raises. ``before_fallback``, when given, is called before that second reading (to refuse
     what scikit-rf's parser would accept and should not). With a scikit-rf version other than
-    :data:`TESTED_SKRF` scikit-rf's own classes read every file.
+    :data:`TESTED_SKRF` scikit-rf's own classes read every file. ``tail``, when given, is
+    ``(raw, shift, keep_from)``: bytes with ``raw[i - shift]`` the (ASCII) character
+    ``text[i]`` for every ``i >= keep_from``; the fast path scans them instead of encoding
+    ``text`` when the data block starts at or after ``keep_from``.
     """
     if enabled:
         try:
-            ntwk = _FastNetwork(_Source(text, name))
+            ntwk = _FastNetwork(_Source(text, name, tail))
         except Exception:  # _Fallback, or a file scikit-rf will refuse with its own message
             pass
         else:

@@ -110,7 +110,6 @@ def _read_network(path: Path, name: str) -> rf.Network:
         ntwk, pairs, opt, keyword_text = hit
     else:
         text = _tsfile.decode_text(raw, path)
-        del raw
         if not text or text.isspace():  # (what strip() would leave empty, without copying the text)
             raise ChannelError(f"{name}: the file is empty")
         header = _tsheader.check(text, name, nports, _tsfile.MAX_PORTS)
@@ -118,8 +117,11 @@ def _read_network(path: Path, name: str) -> rf.Network:
             raise ChannelError(f"{name}: a .ts file is Touchstone 2: expected [Version] 2.0, [Number of Ports] and "
                                "[Network Data] keywords (or name a Touchstone 1 file .sNp)")
         _tsheader.check_port_names(text, name, nports or header.ports)
-        opt, parse_text = _tsfile.parse_option_line(header.joined(text), name)
-        ntwk, pairs, fast = _parse(parse_text, text, opt, path, name, nports or header.ports, header)
+        joined = header.joined(text)
+        opt, parse_text, edit_end = _tsfile.option_line_edit(joined, name)
+        tail = _same_bytes(raw, text, joined, parse_text, header.reference_span, edit_end)
+        del raw
+        ntwk, pairs, fast = _parse(parse_text, text, opt, path, name, nports or header.ports, header, tail)
         if nports == 2 and getattr(ntwk, "noisy", False):
             noise_text = text  # (never cached: the fast reader leaves noise to scikit-rf)
         keyword_text = text if "[" in text else ""  # check_keywords looks no further without one
@@ -137,12 +139,27 @@ def _read_network(path: Path, name: str) -> rf.Network:
     return ntwk
 
 
-def _parse(parse_text: str, text: str, opt, path: Path, name: str, nports: int, header):
+def _same_bytes(raw: bytes, text: str, joined: str, parse_text: str, span, edit_end: int):
+    """``(raw, shift, keep_from)`` such that ``parse_text[i]`` is the character of byte
+    ``raw[i - shift]`` for every ``i >= keep_from`` (the fast reader then scans ``raw`` instead
+    of encoding the text again), or None. ``parse_text`` is ``text`` with two edits: the
+    continued ``[Reference]`` (``span``) written on one line (``joined``), then the option line
+    rewritten (its new text ends at ``edit_end``). ASCII text as long as the bytes is those
+    bytes one for one (a byte-order mark or UTF-16 would make the lengths differ)."""
+    if not text.isascii() or len(raw) != len(text):
+        return None
+    shift_option = len(parse_text) - len(joined)
+    reference_end = span[0] + len(span[2]) if span is not None else 0  # in joined
+    return raw, len(parse_text) - len(text), max(edit_end, reference_end + shift_option)
+
+
+def _parse(parse_text: str, text: str, opt, path: Path, name: str, nports: int, header, tail=None):
     """The network of ``parse_text`` (S-parameters read as RI, then converted to the file's
-    format), its raw pairs (S files; read-only), and whether the fast reader read it."""
+    format), its raw pairs (S files; read-only), and whether the fast reader read it.
+    ``tail``: the file's bytes where they are ``parse_text``'s (:func:`_same_bytes`)."""
     try:  # scikit-rf's network, read by the fast reader (scikit-rf's parser where it must)
         ntwk, fast = _tsread.read_text(parse_text, path.name,  # the name's extension gives the port count
-                                       before_fallback=lambda: _tsdata.check_tokens(text, name))
+                                       before_fallback=lambda: _tsdata.check_tokens(text, name), tail=tail)
     except ChannelError:
         raise
     except Exception as exc:  # scikit-rf raises ValueError/IndexError/... on bad data

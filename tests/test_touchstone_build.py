@@ -133,3 +133,85 @@ def test_comments_after_the_option_line_as_scikit_rf_joins_them(seed):
     text = "\n".join(lines) + "\n"
     got = compare(text, "x.s2p", fast=None)
     assert got is not None
+
+
+def _v1(nports: int, opt: str | None, pts: int = 5, before: str = "", between: str = "") -> str:
+    rng = np.random.default_rng(nports + pts)
+    lines = ["! made for the test", before] if before else ["! made for the test"]
+    if opt is not None:
+        lines.append(opt)
+    lines.append(between) if between else None
+    for k in range(pts):
+        vals = rng.uniform(0, 1, (nports * nports, 2))
+        vals[:, 1] *= 360
+        lines.append(f"{(k + 1) * 1.5} " + " ".join(f"{a:.9f} {b:.5f}" for a, b in vals))
+    return "\n".join(lines) + "\n"
+
+
+_V2_REF = ("[Version] 2.0\n# MHz S DB R 50\n[Number of Ports] 3\n[Two-Port Data Order] 12_21\n"
+           "[Number of Frequencies] 3\n[Reference] 50\n! a comment between\n 75\n\n 60.5\n[Matrix Format] Full\n"
+           "[Network Data]\n" + "".join(f"{k + 1} " + " ".join(f"-{k + 2 + i}.5 {10 * i}" for i in range(9)) + "\n"
+                                      for k in range(3)) + "[End]\n")
+
+_CASES = {
+    "plain.s2p": _v1(2, "# GHz S MA R 50"),
+    "fields_reordered.s4p": _v1(4, "# MA s  HZ r 75"),
+    "no_option_line.s2p": _v1(2, None),
+    "option_after_comments.s3p": _v1(3, "#   kHz S RI R 50  ", before="! another\n!\n"),
+    "comments_after_option.s1p": _v1(1, "# GHz S DB R 50", between="! after\n\n! and more"),
+    "crlf.s2p": _v1(2, "# GHz S MA R 50").replace("\n", "\r\n"),
+    "bom.s2p": "\ufeff" + _v1(2, "# GHz S MA R 50"),
+    "non_ascii_comment.s2p": _v1(2, "# GHz S MA R 50", before="! \u00e9t\u00e9 25 \u00b0C"),
+    "latin1.s2p": _v1(2, "# GHz S MA R 50", before="! \u00e9t\u00e9 25 \u00b0C"),
+    "two_option_lines.s2p": _v1(2, "# GHz S MA R 50", between="# MHz S RI R 50"),
+    "reference_over_lines.ts": _V2_REF,
+    "no_option_line_v2.ts": _V2_REF.replace("# MHz S DB R 50\n", ""),
+    "utf16.s2p": _v1(2, "# GHz S MA R 50"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CASES))
+def test_bytes_scanned_in_place_of_the_text(name, tmp_path, monkeypatch):
+    """``read_network`` hands the fast reader the file's bytes where they are the text it
+    parses (:func:`channels.touchstone._same_bytes`): the network (or error) is the same as
+    with the text encoded again, and the bytes are used where the file is ASCII."""
+    from channels import _tsread, touchstone
+
+    text = _CASES[name]
+    path = tmp_path / name
+    enc = "latin-1" if name.startswith("latin1") else "utf-16" if name.startswith("utf16") else "utf-8"
+    path.write_bytes(text.encode(enc))
+    before = _tscache.NETWORKS.max_size
+    set_cache_size(0)
+    used, real = [], _tsread._FastTouchstone._read_data
+
+    def spy(self, text, start, state, tail=None):
+        used.append(tail is not None and start >= tail[2])
+        return real(self, text, start, state, tail)
+
+    def run():
+        try:
+            return read_network(path), None
+        except Exception as exc:  # noqa: BLE001 -- the same error both ways
+            return None, f"{type(exc).__name__}: {exc}"
+
+    try:
+        monkeypatch.setattr(_tsread._FastTouchstone, "_read_data", spy)
+        got, got_err = run()
+        monkeypatch.setattr(touchstone, "_same_bytes", lambda *a: None)
+        ref, ref_err = run()
+    finally:
+        set_cache_size(before)
+    assert got_err == ref_err
+    if ref is None:
+        return
+    for k in vars(ref):
+        g, r = vars(got)[k], vars(ref)[k]
+        if isinstance(r, np.ndarray):
+            assert _same_bits(g, r) if r.dtype.kind in "fc" else np.array_equal(g, r), k
+        elif k == "_frequency":
+            assert _same_bits(g.f, r.f) and g.unit == r.unit
+        elif k not in ("_noise", "_noise_freq"):
+            assert g == r or (g != g and r != r), k  # (NaN fill values)
+    ascii_bytes = enc == "utf-8" and text.isascii() and not text.startswith("\ufeff")
+    assert used[:1] == [ascii_bytes]
