@@ -137,7 +137,10 @@ def read_bytes(path: Path, st: os.stat_result) -> bytes:
             if why is not None:
                 raise ChannelError(f"{_shown(str(path))}: binary data, not a Touchstone text file ({why})")
             fh.seek(0)  # read again from the start: one buffer, no head + rest copy
-            raw = fh.read(MAX_FILE_BYTES + 1)  # bounded even if the file grew
+            want = min(st.st_size, MAX_FILE_BYTES) + 1  # (read(MAX_FILE_BYTES + 1) costs a 128 MiB buffer)
+            raw = fh.read(want)
+            if len(raw) == want <= MAX_FILE_BYTES:  # the file grew since stat: on, bounded as before
+                raw += fh.read(MAX_FILE_BYTES + 1 - want)
     except OSError as exc:
         denied = f"this user may not read it (its permissions are {stat.filemode(st.st_mode)})"
         raise _access_error(path, exc, "reading", denied) from None

@@ -215,3 +215,26 @@ def test_bytes_scanned_in_place_of_the_text(name, tmp_path, monkeypatch):
             assert g == r or (g != g and r != r), k  # (NaN fill values)
     ascii_bytes = enc == "utf-8" and text.isascii() and not text.startswith("\ufeff")
     assert used[:1] == [ascii_bytes]
+
+
+@pytest.mark.parametrize("size,stat_size,limit", [(0, 0, 64), (5000, 5000, 8192), (5000, 100, 8192),
+                                                  (5000, 0, 4999), (5000, 4999, 5000), (9000, 100, 8192),
+                                                  (9000, 9000, 8192), (8193, 8192, 8192), (4096, 4096, 8192)])
+def test_read_bytes_reads_what_one_bounded_read_reads(size, stat_size, limit, tmp_path, monkeypatch):
+    """``read_bytes`` reads ``st_size + 1`` bytes, then on (bounded) when the file grew since
+    ``stat``: the bytes, or the refusal, are those of ``read(MAX_FILE_BYTES + 1)``."""
+    import os
+
+    from channels import ChannelError
+
+    path = tmp_path / "x.s2p"
+    path.write_bytes(bytes(np.random.default_rng(size).integers(32, 127, size, dtype=np.uint8)))
+    monkeypatch.setattr(_tsfile, "MAX_FILE_BYTES", limit)
+    st = os.stat_result((*os.stat(path)[:6], stat_size, *os.stat(path)[7:]))  # a stale size: the file grew
+    with open(path, "rb") as fh:
+        want = fh.read(limit + 1)
+    if stat_size > limit or len(want) > limit:
+        with pytest.raises(ChannelError, match="larger than"):
+            _tsfile.read_bytes(path, st)
+    else:
+        assert _tsfile.read_bytes(path, st) == want
