@@ -419,13 +419,14 @@ def _defaults_position(text: str) -> int:
 
 
 def parse_option_line(text: str, name: str) -> tuple[OptionLine, str]:
-    """:func:`option_line_edit` without the edit's end."""
-    return option_line_edit(text, name)[:2]
+    """The option line (:func:`option_line_edit`) and the text to hand to scikit-rf."""
+    opt, start, end, line = option_line_edit(text, name)
+    return opt, text[:start] + line + text[end:]
 
 
-def option_line_edit(text: str, name: str) -> tuple[OptionLine, str, int]:
-    """Read the first option line and return it with the text to hand to scikit-rf, and the
-    offset in that text from which on it is ``text`` shifted by the difference in lengths.
+def option_line_edit(text: str, name: str) -> tuple[OptionLine, int, int, str]:
+    """Read the first option line; return it and the edit ``(start, end, line)`` that makes
+    the text to hand to scikit-rf, ``text[:start] + line + text[end:]`` (not made here).
 
     Touchstone lets the option-line fields come in any order (``# MHz MA S R 50`` is
     legal); scikit-rf reads them positionally, so the line is rewritten in its order.
@@ -443,7 +444,7 @@ def option_line_edit(text: str, name: str) -> tuple[OptionLine, str, int]:
         line = f"# {opt.unit} {opt.param} {parse_format(opt)} r {opt.ref}\n"
         if at and text[at - 1] != "\n":
             line = "\n" + line
-        return opt, text[:at] + line + text[at:], at + len(line)
+        return opt, at, at, line
     (start, end, lineno, s), rest = found[0], found[1:]
     f = _option_fields(s, name)
     later = []
@@ -452,8 +453,7 @@ def option_line_edit(text: str, name: str) -> tuple[OptionLine, str, int]:
         if any(other[k] != f[k] for k in ("unit", "param", "fmt", "ref")):
             later.append((other_lineno, other_text))
     opt = OptionLine(f["unit"], f["param"], f["fmt"], f["ref"], True, s, lineno, f["conflicts"], tuple(later))
-    line = f"# {opt.unit} {opt.param} {parse_format(opt)} r {opt.ref}\n"
-    return opt, text[:start] + line + text[end:], start + len(line)
+    return opt, start, end, f"# {opt.unit} {opt.param} {parse_format(opt)} r {opt.ref}\n"
 
 
 def parse_format(opt: OptionLine) -> str:

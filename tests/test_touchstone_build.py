@@ -167,16 +167,24 @@ _CASES = {
     "reference_over_lines.ts": _V2_REF,
     "no_option_line_v2.ts": _V2_REF.replace("# MHz S DB R 50\n", ""),
     "utf16.s2p": _v1(2, "# GHz S MA R 50"),
+    "long_header.s2p": _v1(2, "# GHz S MA R 50", between="\n".join(f"! header line {k}" for k in range(400))),
+    "ports_among_data.s2p": "\n".join(("+" + ln if ln[:1].isdigit() else ln) + ("\n! Port[1] = in\n! Port[2] = out"
+                                                                                if ln.startswith("3") else "")
+                                       for ln in _v1(2, "# GHz S MA R 50").splitlines()) + "\n",
 }
 
 
+@pytest.mark.parametrize("head", [0, 5, 60, 1 << 16])
 @pytest.mark.parametrize("name", sorted(_CASES))
-def test_bytes_scanned_in_place_of_the_text(name, tmp_path, monkeypatch):
+def test_bytes_scanned_in_place_of_the_text(name, head, tmp_path, monkeypatch):
     """``read_network`` hands the fast reader the file's bytes where they are the text it
-    parses (:func:`channels.touchstone._same_bytes`): the network (or error) is the same as
-    with the text encoded again, and the bytes are used where the file is ASCII."""
+    parses (:func:`channels.touchstone._same_bytes`), and then only the start of that text
+    (``head`` characters after the option line): the network (or error) is the same as with
+    the whole text encoded again, and the bytes are used where the file is ASCII (a header
+    or port-name search that runs past the start reads the whole text)."""
     from channels import _tsread, touchstone
 
+    monkeypatch.setattr(touchstone, "PARSE_HEAD", head)
     text = _CASES[name]
     path = tmp_path / name
     enc = "latin-1" if name.startswith("latin1") else "utf-16" if name.startswith("utf16") else "utf-8"
@@ -185,9 +193,9 @@ def test_bytes_scanned_in_place_of_the_text(name, tmp_path, monkeypatch):
     set_cache_size(0)
     used, real = [], _tsread._FastTouchstone._read_data
 
-    def spy(self, text, start, state, tail=None):
+    def spy(self, text, start, state, tail=None, complete=True):
         used.append(tail is not None and start >= tail[2])
-        return real(self, text, start, state, tail)
+        return real(self, text, start, state, tail, complete)
 
     def run():
         try:
@@ -199,6 +207,7 @@ def test_bytes_scanned_in_place_of_the_text(name, tmp_path, monkeypatch):
         monkeypatch.setattr(_tsread._FastTouchstone, "_read_data", spy)
         got, got_err = run()
         monkeypatch.setattr(touchstone, "_same_bytes", lambda *a: None)
+        monkeypatch.setattr(touchstone, "PARSE_HEAD", 1 << 30)
         ref, ref_err = run()
     finally:
         set_cache_size(before)
