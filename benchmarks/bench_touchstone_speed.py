@@ -55,7 +55,7 @@ STAGES = (
     ("header: keywords, port names", (("_tsheader.py", "check"), ("_tsheader.py", "check_port_names"))),
     ("option line (and the text for the parser)", (("_tsfile.py", "parse_option_line"),
                                                    ("_tsfile.py", "option_line_edit"),
-                                                   ("touchstone.py", "__init__"), ("touchstone.py", "full"))),
+                                                   ("channels/touchstone.py", "__init__"), ("channels/touchstone.py", "full"))),
     ("parser: header lines", (("_tsread.py", "_read_header"),)),
     ("parser: data block (numbers, comments)", (("_tsread.py", "_read_data"),)),
     ("parser: scikit-rf's load_file (all of it)", (("touchstone.py", "load_file"),)),
