@@ -149,7 +149,8 @@ def format_findings(a: np.ndarray, b: np.ndarray, f_hz: np.ndarray, fmt: str, np
     """Do the raw S-parameter pairs ``(a, b)`` (arrays ``(points, n, n)``) look like ``fmt``?
     (module docstring, "MA data", "DB data", "RI data")."""
     fin = np.isfinite(a) & np.isfinite(b)
-    av, bv = a[fin], b[fin]
+    # (all finite, the common case: the same values in the same C order as a[fin], without the copies)
+    av, bv = (a.reshape(-1), b.reshape(-1)) if fin.all() else (a[fin], b[fin])
     if av.size == 0:
         return []
     bmax = float(np.max(np.abs(bv)))

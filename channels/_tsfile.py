@@ -137,7 +137,10 @@ def read_bytes(path: Path, st: os.stat_result) -> bytes:
             if why is not None:
                 raise ChannelError(f"{_shown(str(path))}: binary data, not a Touchstone text file ({why})")
             fh.seek(0)  # read again from the start: one buffer, no head + rest copy
-            raw = fh.read(MAX_FILE_BYTES + 1)  # bounded even if the file grew
+            want = min(st.st_size, MAX_FILE_BYTES) + 1  # (read(MAX_FILE_BYTES + 1) costs a 128 MiB buffer)
+            raw = fh.read(want)
+            if len(raw) == want <= MAX_FILE_BYTES:  # the file grew since stat: on, bounded as before
+                raw += fh.read(MAX_FILE_BYTES + 1 - want)
     except OSError as exc:
         denied = f"this user may not read it (its permissions are {stat.filemode(st.st_mode)})"
         raise _access_error(path, exc, "reading", denied) from None
@@ -416,7 +419,14 @@ def _defaults_position(text: str) -> int:
 
 
 def parse_option_line(text: str, name: str) -> tuple[OptionLine, str]:
-    """Read the first option line and return it with the text to hand to scikit-rf.
+    """The option line (:func:`option_line_edit`) and the text to hand to scikit-rf."""
+    opt, start, end, line = option_line_edit(text, name)
+    return opt, text[:start] + line + text[end:]
+
+
+def option_line_edit(text: str, name: str) -> tuple[OptionLine, int, int, str]:
+    """Read the first option line; return it and the edit ``(start, end, line)`` that makes
+    the text to hand to scikit-rf, ``text[:start] + line + text[end:]`` (not made here).
 
     Touchstone lets the option-line fields come in any order (``# MHz MA S R 50`` is
     legal); scikit-rf reads them positionally, so the line is rewritten in its order.
@@ -434,7 +444,7 @@ def parse_option_line(text: str, name: str) -> tuple[OptionLine, str]:
         line = f"# {opt.unit} {opt.param} {parse_format(opt)} r {opt.ref}\n"
         if at and text[at - 1] != "\n":
             line = "\n" + line
-        return opt, text[:at] + line + text[at:]
+        return opt, at, at, line
     (start, end, lineno, s), rest = found[0], found[1:]
     f = _option_fields(s, name)
     later = []
@@ -443,7 +453,7 @@ def parse_option_line(text: str, name: str) -> tuple[OptionLine, str]:
         if any(other[k] != f[k] for k in ("unit", "param", "fmt", "ref")):
             later.append((other_lineno, other_text))
     opt = OptionLine(f["unit"], f["param"], f["fmt"], f["ref"], True, s, lineno, f["conflicts"], tuple(later))
-    return opt, text[:start] + f"# {opt.unit} {opt.param} {parse_format(opt)} r {opt.ref}\n" + text[end:]
+    return opt, start, end, f"# {opt.unit} {opt.param} {parse_format(opt)} r {opt.ref}\n"
 
 
 def parse_format(opt: OptionLine) -> str:

@@ -64,6 +64,10 @@ def _fallback(*_args) -> None:
     raise _Fallback
 
 
+class _Truncated(Exception):
+    """The reader was handed the start of the text only (:func:`read_text`) and needs more."""
+
+
 _WORD = re.compile(r"\w*")
 _VALUE = re.compile(r"\s*(\d*\.?\d*)\s*(\w*)")  # scikit-rf's p2 (matches always, no backtracking)
 _STANDARD_PORT = re.compile(r"!\s*Port\s*[ \[]\d+[ \]]\s*[\=\:]\s*(.+)")  # scikit-rf's (linear: see _sigrity)
@@ -183,7 +187,7 @@ class _FastTouchstone(_SafeTouchstone):
 
     def _parse_file(self, fid: "_Source") -> _skts.ParserState:
         text = fid.text
-        lines = _Lines(text)  # what scikit-rf's loop reads the header from (and [Reference] from)
+        lines = _Lines(text, fid.complete)  # what scikit-rf's loop reads the header from (and [Reference] from)
         state = _skts.ParserState()
         extension = self.filename.split(".")[-1].lower()
         m = re.match(r"[ghsyz](\d+)p", extension)
@@ -222,12 +226,24 @@ class _FastTouchstone(_SafeTouchstone):
                 raise _Fallback
             if state.rank == 2 and state.two_port_order_legacy and state.matrix_format != "full":
                 raise _Fallback  # scikit-rf 2.2 leaves S12 = S21 as np.empty's leftovers here
-            state.f, state.s = self._read_data(text, start, state)
+            state.f, state.s = self._read_data(text, start, state, fid.tail, fid.complete)
         if not state.port_names or len(state.port_names) != state.rank:
             port_names = self._parse_port(lines)
             if len(port_names) == state.rank:
                 state.port_names = {i: name for i, name in enumerate(port_names)}
+        # joined by load_file below, not by scikit-rf's line-by-line list comprehension
+        self._after_option, state.comments_after_option_line = state.comments_after_option_line, []
         return state
+
+    def load_file(self, fid) -> None:
+        """scikit-rf's ``load_file``, with ``comments_after_option_line`` (one comment a
+        point in some files) joined in one pass: scikit-rf joins ``line.strip()[1:]`` of each;
+        every line here is already stripped (the header loop and :meth:`_special_lines` strip
+        them), starts with ``!`` (only such lines reach ``append_comment``) and holds no LF, so
+        removing the ``!`` after each LF of ``"\n" + "\n".join(lines)`` gives the same text."""
+        super().load_file(fid)
+        if self._after_option:
+            self.comments_after_option_line = ("\n" + "\n".join(self._after_option)).replace("\n!", "\n")[1:]
 
     def _read_header(self, fid: "_Lines") -> int | None:
         """scikit-rf's line loop up to the first data line; that line's offset in the text."""
@@ -250,14 +266,21 @@ class _FastTouchstone(_SafeTouchstone):
                     continue
             return start
 
-    def _read_data(self, text: str, start: int, state: _skts.ParserState) -> tuple[np.ndarray, np.ndarray]:
+    def _read_data(self, text: str, start: int, state: _skts.ParserState, tail=None,
+                   complete: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """Frequencies and raw values (as ``state.f`` and ``state.s``) of the lines of ``text``
         from offset ``start`` (the first data line) on; the comment and keyword lines among
         them go to ``state``. One compiled pass (:func:`channels._tsscan.scan`) finds them
-        and reads the numbers."""
+        and reads the numbers. ``tail``: ``(raw, shift, keep_from)``, the bytes ``raw[i - shift]``
+        that are ``text[i]`` for ``i >= keep_from`` (:func:`read_text`), scanned without
+        encoding the text again (``text`` may then be its start only: not ``complete``)."""
         from ._tsscan import finish_slow, scan_bytes  # (numba: imported on the first file read)
 
-        if text.isascii():  # (O(1) for a str) byte offsets are character offsets
+        if tail is not None and start >= tail[2]:
+            raw, start = tail[0], start - tail[1]
+        elif not complete:
+            raise _Truncated
+        elif text.isascii():  # (O(1) for a str) byte offsets are character offsets
             raw = text.encode("ascii")
         else:
             raw, start = text[start:].encode("utf-8"), 0
@@ -321,9 +344,10 @@ class _Lines:
     """The lines of a text as ``io.StringIO`` gives them (split after each LF only), without
     copying the text: what the header loop, ``_parse_n_floats`` and ``_parse_port`` read."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, complete: bool = True) -> None:
         self.text = text
         self.pos = 0
+        self.complete = complete  # False: text is the start of the text only (no line past its last LF)
 
     def tell(self) -> int:
         return self.pos
@@ -334,6 +358,8 @@ class _Lines:
 
     def readline(self) -> str:
         end = self.text.find("\n", self.pos)
+        if end < 0 and not self.complete:
+            raise _Truncated
         end = len(self.text) if end < 0 else end + 1
         line = self.text[self.pos:end]
         self.pos = end
@@ -353,10 +379,12 @@ class _Source(io.StringIO):
     """An empty ``io.StringIO`` (so that ``rf.Network`` reads it as a Touchstone file) that
     carries the text and the file name, without the copy ``io.StringIO(text)`` makes."""
 
-    def __init__(self, text: str, name: str) -> None:
+    def __init__(self, text: str, name: str, tail=None, complete: bool = True) -> None:
         super().__init__()
         self.text = text
         self.name = name
+        self.tail = tail
+        self.complete = complete
 
 
 class _FastNetwork(rf.Network):
@@ -414,7 +442,7 @@ class _SlowNetwork(_FastNetwork):
     _reader = _SafeTouchstone
 
 
-def read_text(text: str, name: str, before_fallback=None) -> tuple[rf.Network, bool]:
+def read_text(text: str, name: str, before_fallback=None, tail=None, full=None) -> tuple[rf.Network, bool]:
     """The network scikit-rf's ``rf.Network(io.StringIO(text))`` returns for a file called
     ``name`` (its extension gives the port count), and whether the fast path read it.
 
@@ -422,16 +450,27 @@ def read_text(text: str, name: str, before_fallback=None) -> tuple[rf.Network, b
     read again by scikit-rf's parser (through :class:`_SafeTouchstone`), which raises what it
     raises. ``before_fallback``, when given, is called before that second reading (to refuse
     what scikit-rf's parser would accept and should not). With a scikit-rf version other than
-    :data:`TESTED_SKRF` scikit-rf's own classes read every file.
+    :data:`TESTED_SKRF` scikit-rf's own classes read every file. ``tail``, when given, is
+    ``(raw, shift, keep_from)``: bytes with ``raw[i - shift]`` the (ASCII) character
+    ``text[i]`` for every ``i >= keep_from``; the fast path scans them instead of encoding
+    ``text`` when the data block starts at or after ``keep_from``. ``full``, when given, is
+    a function returning the whole text of which ``text`` is the start: what the fast path
+    reads when it needs more than the start and the bytes, and what scikit-rf's parser reads.
     """
     if enabled:
         try:
-            ntwk = _FastNetwork(_Source(text, name))
+            try:
+                ntwk = _FastNetwork(_Source(text, name, tail, full is None))
+            except _Truncated:  # (only with full: the header runs past the start)
+                text, full = full(), None
+                ntwk = _FastNetwork(_Source(text, name, tail))
         except Exception:  # _Fallback, or a file scikit-rf will refuse with its own message
             pass
         else:
             ntwk.__class__ = rf.Network
             return ntwk, True
+    if full is not None:
+        text = full()
     if before_fallback is not None:
         before_fallback()
     buf = io.StringIO(text)

@@ -110,7 +110,6 @@ def _read_network(path: Path, name: str) -> rf.Network:
         ntwk, pairs, opt, keyword_text = hit
     else:
         text = _tsfile.decode_text(raw, path)
-        del raw
         if not text or text.isspace():  # (what strip() would leave empty, without copying the text)
             raise ChannelError(f"{name}: the file is empty")
         header = _tsheader.check(text, name, nports, _tsfile.MAX_PORTS)
@@ -118,8 +117,12 @@ def _read_network(path: Path, name: str) -> rf.Network:
             raise ChannelError(f"{name}: a .ts file is Touchstone 2: expected [Version] 2.0, [Number of Ports] and "
                                "[Network Data] keywords (or name a Touchstone 1 file .sNp)")
         _tsheader.check_port_names(text, name, nports or header.ports)
-        opt, parse_text = _tsfile.parse_option_line(header.joined(text), name)
-        ntwk, pairs, fast = _parse(parse_text, text, opt, path, name, nports or header.ports, header)
+        joined = header.joined(text)
+        opt, *edit = _tsfile.option_line_edit(joined, name)
+        tail = _same_bytes(raw, text, joined, edit, header.reference_span)
+        del raw
+        ntwk, pairs, fast = _parse(_ParseText(joined, *edit, tail is not None), text, opt, path, name,
+                                   nports or header.ports, header, tail)
         if nports == 2 and getattr(ntwk, "noisy", False):
             noise_text = text  # (never cached: the fast reader leaves noise to scikit-rf)
         keyword_text = text if "[" in text else ""  # check_keywords looks no further without one
@@ -137,12 +140,48 @@ def _read_network(path: Path, name: str) -> rf.Network:
     return ntwk
 
 
-def _parse(parse_text: str, text: str, opt, path: Path, name: str, nports: int, header):
-    """The network of ``parse_text`` (S-parameters read as RI, then converted to the file's
-    format), its raw pairs (S files; read-only), and whether the fast reader read it."""
+class _ParseText:
+    """The text to hand to scikit-rf's parser, ``joined[:start] + line + joined[end:]``
+    (:func:`channels._tsfile.option_line_edit`): ``head`` its start when the fast reader may
+    read the rest from the file's bytes (``short``; the option line and :data:`PARSE_HEAD`
+    characters after it: the whole text is a 4 MB copy a file), ``full()`` all of it."""
+
+    def __init__(self, joined: str, start: int, end: int, line: str, short: bool) -> None:
+        self.joined, self.start, self.end, self.line = joined, start, end, line
+        cut = end + PARSE_HEAD if short and end + PARSE_HEAD < len(joined) else None
+        self.complete = cut is None
+        self.head = joined[:start] + line + joined[end:cut]
+
+    def full(self) -> str:
+        return self.head if self.complete else self.joined[:self.start] + self.line + self.joined[self.end:]
+
+
+PARSE_HEAD = 1 << 16  # characters after the option line handed to the fast reader when the bytes can follow
+
+
+def _same_bytes(raw: bytes, text: str, joined: str, edit, span):
+    """``(raw, shift, keep_from)`` such that character ``i`` of the parser's text is byte
+    ``raw[i - shift]`` for every ``i >= keep_from`` (the fast reader then scans ``raw`` instead
+    of encoding the text again), or None. The parser's text is ``text`` with two edits: the
+    continued ``[Reference]`` (``span``) written on one line (``joined``), then the option line
+    ``edit`` (``start, end, line``). ASCII text as long as the bytes is those bytes one for one
+    (a byte-order mark or UTF-16 would make the lengths differ)."""
+    if not text.isascii() or len(raw) != len(text):
+        return None
+    start, end, line = edit
+    shift_option = len(line) - (end - start)
+    reference_end = span[0] + len(span[2]) if span is not None else 0  # in joined
+    return raw, len(joined) + shift_option - len(text), max(start + len(line), reference_end + shift_option)
+
+
+def _parse(parse: _ParseText, text: str, opt, path: Path, name: str, nports: int, header, tail=None):
+    """The network of the text ``parse`` stands for (S-parameters read as RI, then converted
+    to the file's format), its raw pairs (S files; read-only), and whether the fast reader
+    read it. ``tail``: the file's bytes where they are that text's (:func:`_same_bytes`)."""
     try:  # scikit-rf's network, read by the fast reader (scikit-rf's parser where it must)
-        ntwk, fast = _tsread.read_text(parse_text, path.name,  # the name's extension gives the port count
-                                       before_fallback=lambda: _tsdata.check_tokens(text, name))
+        ntwk, fast = _tsread.read_text(parse.head, path.name,  # the name's extension gives the port count
+                                       before_fallback=lambda: _tsdata.check_tokens(text, name), tail=tail,
+                                       full=None if parse.complete else parse.full)
     except ChannelError:
         raise
     except Exception as exc:  # scikit-rf raises ValueError/IndexError/... on bad data
