@@ -160,8 +160,8 @@ class TailPlan:
         """The filters' spectra on the overlap-save grid (once per run)."""
         self._kd_on = np.any(self.kd != 0, axis=1)
         self._ku_on = np.any(self.ku != 0, axis=1)
-        self._kd_hat = sfft.rfft(self.kd, self.nfft, axis=1)
-        self._ku_hat = sfft.rfft(self.ku, self.nfft, axis=1)
+        self._kd_hat = self._rfft_rows(self.kd, self._kd_on)
+        self._ku_hat = self._rfft_rows(self.ku, self._ku_on)
         self._packed = []  # per pair of outputs (a, b): (kd_a + i kd_b, kd_a - i kd_b), and -ku's
         for o in range(0, self.n_out - 1, 2):
             sl = slice(o, o + 2)
@@ -169,6 +169,17 @@ class TailPlan:
             pu = self._pack(-self._ku_hat[o], -self._ku_hat[o + 1]) if self._ku_on[sl].any() else None
             self._packed.append((pd, pu))
         return self
+
+    def _rfft_rows(self, k: np.ndarray, on: np.ndarray) -> np.ndarray:
+        """The spectra of the filters ``k`` on the overlap-save grid: those of the nonzero rows
+        (``on``), zeros for the others (a basis' steps' rows have no jitter's part and the
+        jitter's rows no steps' part)."""
+        hat = np.zeros((k.shape[0], self.nfft // 2 + 1), dtype=np.complex128)
+        if on.all():
+            hat[...] = sfft.rfft(k, self.nfft, axis=1)
+        elif on.any():
+            hat[on] = sfft.rfft(k[on], self.nfft, axis=1)
+        return hat
 
     @staticmethod
     def _pack(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -238,6 +249,8 @@ def _linearisation(S: np.ndarray, x0: np.ndarray, slope: np.ndarray, e_max: floa
     for e in (-e_max, e_max):
         worst = np.maximum(worst, np.abs(interp(x0 - e) - g + e * slope))
     for k in range(-int(np.ceil(e_max)) - 1, int(np.ceil(e_max)) + 2):
+        if k > e_max + 1 or k < -e_max:  # |f0 - k| > e_max for every f0 in [0, 1)
+            continue
         e = f0 - k  # x0 - e is the grid point i0 + k
         ok = np.abs(e) <= e_max
         q = np.clip(i0 + k, 0, S.size - 1)
