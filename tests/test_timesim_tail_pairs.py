@@ -100,9 +100,14 @@ def plain():
     return run
 
 
-@pytest.mark.parametrize("name", ["twinax eye", "CA eye", "c2m bang-bang adc eye"])
+@pytest.mark.parametrize("name", ["twinax eye", "CA eye", "c2m bang-bang adc eye", "records tail_fft"])
 def test_runs_decide_as_with_the_plain_overlap_save(plain, name):
-    ch, n, kw = _case(name)
+    if name.startswith("records"):  # test_timesim_records.py's long-span case (its waveform re-pinned)
+        from test_timesim_records import cases
+
+        ch, n, kw = cases()["tail_fft"]
+    else:
+        ch, n, kw = _case(name)
     a, b = simulate(ch, n, **kw), plain(ch, n, kw)
     assert a.config["tail"]["filters"] > 2
     for f in ("symbol_errors", "detector_errors", "bit_errors", "error_ui", "error_levels", "burst_span_counts"):
