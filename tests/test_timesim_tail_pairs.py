@@ -119,3 +119,23 @@ def test_runs_decide_as_with_the_plain_overlap_save(plain, name):
             x, y = getattr(a.waveform, f), getattr(b.waveform, f)
             assert np.max(np.abs(x - y)) <= 1e-13
             assert not np.array_equal(x, y)  # the paired path did run (its rounding differs)
+
+
+def test_peak_sums_are_those_of_the_positions_row_by_row():
+    """The eye's range (simulate._peak_sums): np.interp at the positions in increasing order
+    gives each position's value of the row-by-row order, bit for bit."""
+    rng = np.random.default_rng(14)
+    y = np.cumsum(rng.standard_normal(9000)) * 1e-3
+    spu = 32
+    for at, ffe, dfe in ((100.37 + np.arange(-17, 19), np.array([1.0]), np.array([0.1, -0.02])),
+                         (np.arange(32, 64, dtype=float), np.array([-0.1, 1.0, 0.05]), None)):
+        got = SM._peak_sums(y, at, spu, ffe, 1, dfe)
+        k = np.arange(-(int(np.max(at)) // spu) - 2, (y.size - int(np.min(at))) // spu + 2)
+        c = np.interp(at[:, None] + spu * k[None, :], np.arange(y.size), y, left=0.0, right=0.0)
+        comb = np.zeros((at.size, k.size + ffe.size - 1))
+        for t, w in enumerate(ffe):
+            comb[:, t : t + k.size] += w * c
+        if dfe is not None:
+            m = 1 + int(np.flatnonzero(k == 0)[0])
+            comb[:, m + 1 : m + 1 + dfe.size] -= dfe
+        np.testing.assert_array_equal(got, np.abs(comb).sum(axis=1))
