@@ -139,3 +139,28 @@ def test_peak_sums_are_those_of_the_positions_row_by_row():
             m = 1 + int(np.flatnonzero(k == 0)[0])
             comb[:, m + 1 : m + 1 + dfe.size] -= dfe
         np.testing.assert_array_equal(got, np.abs(comb).sum(axis=1))
+
+
+def _lowrank_before(G, tol):
+    """tail._lowrank of main 862076c (fresh arrays each step)."""
+    U, sv, Vt = np.linalg.svd(G, full_matrices=False)
+    approx = np.zeros_like(G)
+    err = float(np.abs(G).sum(axis=1).max())
+    r = 0
+    while r < sv.size and err > tol:
+        approx += np.outer(U[:, r] * sv[r], Vt[r])
+        r += 1
+        err = float(np.abs(G - approx).sum(axis=1).max())
+    return U[:, :r] * sv[:r], Vt[:r].copy(), r, err
+
+
+def test_lowrank_is_the_code_before_bit_for_bit():
+    rng = np.random.default_rng(15)
+    x = np.linspace(0, 1, 700)
+    G = np.array([np.exp(-((x - 0.3 - 0.01 * s) / 0.1) ** 2) for s in range(32)])
+    G += 1e-6 * rng.standard_normal((32, 700))
+    for tol in (1e-2, 1e-4, 1e-9):
+        got, ref = T._lowrank(G, tol), _lowrank_before(G, tol)
+        assert got[2] == ref[2] > 1 and got[3] == ref[3]
+        np.testing.assert_array_equal(got[0], ref[0])
+        np.testing.assert_array_equal(got[1], ref[1])

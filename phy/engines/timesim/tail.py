@@ -212,12 +212,15 @@ def _lowrank(G: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray, int, fl
         return np.eye(G.shape[0]), G.copy(), G.shape[0], 0.0
     U, sv, Vt = np.linalg.svd(G, full_matrices=False)
     approx = np.zeros_like(G)
+    tmp = np.empty_like(G)  # the terms and the residuals, in place (the same values as fresh arrays)
     err = float(np.abs(G).sum(axis=1).max())
     r = 0
     while r < sv.size and err > tol:
-        approx += np.outer(U[:, r] * sv[r], Vt[r])
+        np.multiply((U[:, r] * sv[r])[:, None], Vt[r][None, :], out=tmp)  # np.outer's products
+        approx += tmp
         r += 1
-        err = float(np.abs(G - approx).sum(axis=1).max())
+        np.subtract(G, approx, out=tmp)
+        err = float(np.abs(tmp, out=tmp).sum(axis=1).max())
     return U[:, :r] * sv[:r], Vt[:r].copy(), r, err
 
 
