@@ -23,7 +23,8 @@ clock's jitter, the eye's columns, the bang-bang detector's edge sampler, the CD
 has its own tail filter; when there are more than a few, they are the rows of a matrix
 whose singular value decomposition gives a few basis filters that reproduce every row
 within ``rank_tol`` of the pulse's peak (in the l1 norm, which bounds the error of every
-sample): the FFT runs once per basis filter, and the kernel combines them per shift.
+sample): one inverse FFT per two basis filters (a complex one: its real and imaginary
+parts), and the kernel combines them per shift.
 """
 
 from __future__ import annotations
