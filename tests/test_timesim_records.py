@@ -187,7 +187,9 @@ EXPECTED = {
         "errors": "f9787d5ed413b7fc5600f6053cf55ce3",
         "cdr": "faeb3ed5ffcb5a15edc94952976430d5",
         "eye": "4f3d2526ae6421d29a923e0fff2a7931",
-        "waveform": "e64e8ea5b78f5e6c9ca8127f6f2c806c",
+        # the last bits since the tail's basis outputs two to a complex inverse FFT (issue 35):
+        # within 1e-13 V of the plain overlap-save's, tests/test_timesim_tail_pairs.py
+        "waveform": "1e0d71680d87824c3352bced60cc87d4",
     },
 }
 

@@ -64,7 +64,9 @@ def _case(name):
                            warmup_ui=2000, eye=True, tail="fft")
 
 
-# computed by the code of main 862076c (the same runs, digested as in _digest)
+# computed by the code of main 862076c (the same runs, digested as in _digest); the eye runs'
+# recorded waveforms ("adc", "slc") since the tail's outputs two to a complex inverse FFT
+# (the last bits move; within 1e-13 V of 862076c's, tests/test_timesim_tail_pairs.py)
 PINNED = {
     "twinax slicer noisy": {"sym": 90, "det": 90, "bit": 90, "err_ui": "958ef4ff38daeb9a",
                             "err_lv": "7dff606c58376e4c", "bursts": "a82f2e70f3a74141", "ph": [0.0, 0.0]},
@@ -75,10 +77,10 @@ PINNED = {
     "twinax eye": {"sym": 1, "det": 1, "bit": 1, "err_ui": "7c0c647e53208fa6", "err_lv": "4bf5122f344554c5",
                    "bursts": "086705266137fc94", "ph": [0.0, 0.0], "eye": "802772d9e6fa64ea",
                    "col": "7a87fb36cffdc34d", "cross": "9a9ab7ff5517f11c", "eye_sum": 960000,
-                   "adc": "4f8d67288ee63d11", "slc": "85fb48c029ddd271"},
+                   "adc": "870ae452f1220892", "slc": "996c20a1beedd141"},
     "CA eye": {"sym": 2, "det": 2, "bit": 2, "err_ui": "21b5023c3986c5db", "err_lv": "ca2fd00fa0011907",
                "bursts": "81f0112c9aa4dcdf", "ph": [0.0, 0.0], "eye": "2b1fb6e15724879e", "col": "eec4a675d71e9b18",
-               "cross": "b6c3b8f6b2d13dc9", "eye_sum": 640000, "adc": "b0e0f99cd6006833", "slc": "274a512aa5ec8d0e"},
+               "cross": "b6c3b8f6b2d13dc9", "eye_sum": 640000, "adc": "f6f1f7060f6a899b", "slc": "6762b48a0e3676c6"},
     "c2m bang-bang adc eye": {"sym": 176, "det": 176, "bit": 176, "err_ui": "801db4e871bcc51d",
                               "err_lv": "15d16ca0596cd092", "bursts": "8b1ecc5a88f27916",
                               "ph": [1.6226005284926473e-13, 4.610061787384162e-13], "eye": "ab26ffea6ef8632c",
@@ -155,7 +157,7 @@ def plans():
     return got
 
 
-@pytest.mark.parametrize("which", [0, 1])
+@pytest.mark.parametrize("which", [0])  # 1 (a basis: two outputs per complex FFT): test_timesim_tail_pairs.py
 def test_tail_outputs_are_the_plain_overlap_save_bit_for_bit(plans, which):
     plan = plans[which]
     rng = np.random.default_rng(5)
