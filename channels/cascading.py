@@ -48,8 +48,24 @@ __all__ = ["cascade_pair", "cascade_s", "connect_s", "join", "join_skrf", "renor
 def _mul(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Products of small matrices stored frequency-last, ``(n, m, F) @ (m, k, F)``: a few
     element-wise products over frequency (numpy's batched ``matmul`` and ``solve`` on
-    thousands of 2 x 2 matrices cost five to twenty times more)."""
+    thousands of 2 x 2 matrices cost five to twenty times more). The sums and products are
+    written in place (``out=``): the same element-wise operations in the same order as
+    ``acc = acc + x[i, k] * y[k, j]``, bit for bit, without a temporary per operation."""
     out = np.empty((x.shape[0], y.shape[1], x.shape[2]), dtype=complex)
+    if x.dtype != complex or y.dtype != complex:  # a real product stored into complex: not a complex product
+        return _mul_temporaries(x, y, out)
+    tmp = np.empty(x.shape[2], dtype=complex) if x.shape[1] > 1 else None
+    for i in range(x.shape[0]):
+        for j in range(y.shape[1]):
+            o = out[i, j]
+            np.multiply(x[i, 0], y[0, j], out=o)
+            for k in range(1, x.shape[1]):
+                np.add(o, np.multiply(x[i, k], y[k, j], out=tmp), out=o)
+    return out
+
+
+def _mul_temporaries(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """:func:`_mul` into ``out`` through temporaries (any dtypes: each product in its own)."""
     for i in range(x.shape[0]):
         for j in range(y.shape[1]):
             acc = x[i, 0] * y[0, j]
