@@ -116,13 +116,15 @@ def _tail(a21: np.ndarray, a22: np.ndarray, z: np.ndarray):
     and ``S22 = B22 + B21 Y A22 B12``, with ``Y A21`` and ``Y A22 B12`` for the input half."""
     n = z.shape[0] // 2
     b11, b12, b21, b22 = z[:n, :n], z[:n, n:], z[n:, :n], z[n:, n:]
-    y = -_mul(a22, b11)
+    y = _mul(a22, b11)
+    np.negative(y, out=y)  # -(A22 B11), in place
     for i in range(n):
         y[i, i] += 1.0
     y = _inv(y)  # Y = (I - A22 B11)^-1
     y_a21 = _mul(y, a21)
     y_a22b12 = _mul(y, _mul(a22, b12))
-    return _mul(b21, y_a21), b22 + _mul(b21, y_a22b12), y_a21, y_a22b12
+    s22 = _mul(b21, y_a22b12)
+    return _mul(b21, y_a21), np.add(b22, s22, out=s22), y_a21, y_a22b12  # B22 + (..), in place
 
 
 def _connect(x: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -131,8 +133,9 @@ def _connect(x: np.ndarray, z: np.ndarray) -> np.ndarray:
     s21, s22, y_a21, y_a22b12 = _tail(x[n:, :n], x[n:, n:], z)
     b11, b12 = z[:n, :n], z[:n, n:]
     out = np.empty_like(x, dtype=complex)
-    out[:n, :n] = x[:n, :n] + _mul(x[:n, n:], _mul(b11, y_a21))
-    out[:n, n:] = _mul(x[:n, n:], b12 + _mul(b11, y_a22b12))
+    np.add(x[:n, :n], _mul(x[:n, n:], _mul(b11, y_a21)), out=out[:n, :n])  # sums written in place
+    t = _mul(b11, y_a22b12)
+    out[:n, n:] = _mul(x[:n, n:], np.add(b12, t, out=t))
     out[n:, :n] = s21
     out[n:, n:] = s22
     return out
