@@ -48,8 +48,24 @@ __all__ = ["cascade_pair", "cascade_s", "connect_s", "join", "join_skrf", "renor
 def _mul(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Products of small matrices stored frequency-last, ``(n, m, F) @ (m, k, F)``: a few
     element-wise products over frequency (numpy's batched ``matmul`` and ``solve`` on
-    thousands of 2 x 2 matrices cost five to twenty times more)."""
+    thousands of 2 x 2 matrices cost five to twenty times more). The sums and products are
+    written in place (``out=``): the same element-wise operations in the same order as
+    ``acc = acc + x[i, k] * y[k, j]``, bit for bit, without a temporary per operation."""
     out = np.empty((x.shape[0], y.shape[1], x.shape[2]), dtype=complex)
+    if x.dtype != complex or y.dtype != complex:  # a real product stored into complex: not a complex product
+        return _mul_temporaries(x, y, out)
+    tmp = np.empty(x.shape[2], dtype=complex) if x.shape[1] > 1 else None
+    for i in range(x.shape[0]):
+        for j in range(y.shape[1]):
+            o = out[i, j]
+            np.multiply(x[i, 0], y[0, j], out=o)
+            for k in range(1, x.shape[1]):
+                np.add(o, np.multiply(x[i, k], y[k, j], out=tmp), out=o)
+    return out
+
+
+def _mul_temporaries(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """:func:`_mul` into ``out`` through temporaries (any dtypes: each product in its own)."""
     for i in range(x.shape[0]):
         for j in range(y.shape[1]):
             acc = x[i, 0] * y[0, j]
@@ -100,13 +116,15 @@ def _tail(a21: np.ndarray, a22: np.ndarray, z: np.ndarray):
     and ``S22 = B22 + B21 Y A22 B12``, with ``Y A21`` and ``Y A22 B12`` for the input half."""
     n = z.shape[0] // 2
     b11, b12, b21, b22 = z[:n, :n], z[:n, n:], z[n:, :n], z[n:, n:]
-    y = -_mul(a22, b11)
+    y = _mul(a22, b11)
+    np.negative(y, out=y)  # -(A22 B11), in place
     for i in range(n):
         y[i, i] += 1.0
     y = _inv(y)  # Y = (I - A22 B11)^-1
     y_a21 = _mul(y, a21)
     y_a22b12 = _mul(y, _mul(a22, b12))
-    return _mul(b21, y_a21), b22 + _mul(b21, y_a22b12), y_a21, y_a22b12
+    s22 = _mul(b21, y_a22b12)
+    return _mul(b21, y_a21), np.add(b22, s22, out=s22), y_a21, y_a22b12  # B22 + (..), in place
 
 
 def _connect(x: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -115,8 +133,9 @@ def _connect(x: np.ndarray, z: np.ndarray) -> np.ndarray:
     s21, s22, y_a21, y_a22b12 = _tail(x[n:, :n], x[n:, n:], z)
     b11, b12 = z[:n, :n], z[:n, n:]
     out = np.empty_like(x, dtype=complex)
-    out[:n, :n] = x[:n, :n] + _mul(x[:n, n:], _mul(b11, y_a21))
-    out[:n, n:] = _mul(x[:n, n:], b12 + _mul(b11, y_a22b12))
+    np.add(x[:n, :n], _mul(x[:n, n:], _mul(b11, y_a21)), out=out[:n, :n])  # sums written in place
+    t = _mul(b11, y_a22b12)
+    out[:n, n:] = _mul(x[:n, n:], np.add(b12, t, out=t))
     out[n:, :n] = s21
     out[n:, n:] = s22
     return out

@@ -178,18 +178,29 @@ def chain_shift(Y, g_up, g_dn, rowmap, M, top, out):
     decision adds the error digit ``1`` (right), ``2`` (``+1``) or ``0`` (``-1``) and the
     oldest leaves, ``s' = 3 (s % top) + digit``; what errs is ``g_up`` and ``g_dn`` (row
     ``rowmap[s]``, -1 for the state that ends a burst: nothing errs from it), the rest of
-    the mass, ``Y`` summed over its oldest symbol (``g_all``), stays right."""
+    the mass, ``Y`` summed over its oldest symbol (``g_all``), stays right. A state with
+    no mass and nothing erring (all its ``ga``, ``g_up``, ``g_dn`` zero) would add only
+    ``+0.0`` to ``out`` (which never holds ``-0.0``): it is skipped, the same bits."""
     S, q = Y.shape
     qm = q // M
     out[:] = 0.0
     ga = np.empty(qm)
     for s in range(S):
+        live = False
         for m in range(qm):
             acc = 0.0
             for a in range(M):
                 acc += Y[s, a * qm + m] / M
             ga[m] = acc
+            live = live or acc != 0.0
         r = rowmap[s]
+        if not live and r >= 0:
+            for j in range(q):
+                if g_up[r, j] != 0.0 or g_dn[r, j] != 0.0:
+                    live = True
+                    break
+        if not live:
+            continue
         rest = s % top
         for j in range(q):
             g = ga[j // M]
