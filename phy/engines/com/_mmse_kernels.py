@@ -20,7 +20,8 @@ _helper = register_jitable(fastmath=True, error_model="numpy")
 @_helper
 def _chol(Q, Lm, n):
     """Cholesky factor of the ``n x n`` symmetric matrix ``Q`` into ``Lm``, its diagonal
-    stored as the reciprocals (multiplies instead of divides in the factor and the solves);
+    stored as the reciprocals (multiplies instead of divides in the factor and the solves)
+    and its transpose in the upper triangle (the back substitution reads rows, not columns);
     False when ``Q`` is not positive definite."""
     for j in range(n):
         s = Q[j, j]
@@ -35,6 +36,7 @@ def _chol(Q, Lm, n):
             for k in range(j):
                 t -= Lm[i, k] * Lm[j, k]
             Lm[i, j] = t * inv
+            Lm[j, i] = Lm[i, j]
     return True
 
 
@@ -50,7 +52,7 @@ def _chol_solve(Lm, rhs, x, n):
     for i in range(n - 1, -1, -1):
         t = x[i]
         for k in range(i + 1, n):
-            t -= Lm[k, i] * x[k]
+            t -= Lm[i, k] * x[k]
         x[i] = t * Lm[i, i]
 
 
@@ -128,12 +130,15 @@ def _fom_of(r, h0, Hb, w, b, nw, nd, var_x, r_lm, levels):
     """``20 log10(R_LM / (L - 1) / sqrt(MSE))``, ``MSE = sigma_X^2 (w^T R w + 1 + b^T b -
     2 w^T h_0 - 2 w^T H_b^T b)``; -1e3 for a non-positive MSE."""
     wrw, wh0, whb, bb = 0.0, 0.0, 0.0, 0.0
-    for i in range(nw):
-        s = 0.0
-        for j in range(nw):
-            s += r[abs(i - j)] * w[j]
-        wrw += w[i] * s
+    for i in range(nw):  # w^T R w by the lags of the symmetric Toeplitz R
+        wrw += w[i] * w[i]
         wh0 += w[i] * h0[i]
+    wrw *= r[0]
+    for d in range(1, nw):
+        s = 0.0
+        for i in range(nw - d):
+            s += w[i] * w[i + d]
+        wrw += 2.0 * r[d] * s
     for q in range(nd):
         t = 0.0
         for i in range(nw):
