@@ -19,37 +19,41 @@ _helper = register_jitable(fastmath=True, error_model="numpy")
 
 @_helper
 def _chol(Q, Lm, n):
-    """Cholesky factor of the ``n x n`` symmetric matrix ``Q`` into ``Lm``; False when
-    ``Q`` is not positive definite."""
+    """Cholesky factor of the ``n x n`` symmetric matrix ``Q`` into ``Lm``, its diagonal
+    stored as the reciprocals (multiplies instead of divides in the factor and the solves)
+    and its transpose in the upper triangle (the back substitution reads rows, not columns);
+    False when ``Q`` is not positive definite."""
     for j in range(n):
         s = Q[j, j]
         for k in range(j):
             s -= Lm[j, k] * Lm[j, k]
         if s <= 0.0:
             return False
-        d = np.sqrt(s)
-        Lm[j, j] = d
+        inv = 1.0 / np.sqrt(s)
+        Lm[j, j] = inv
         for i in range(j + 1, n):
             t = Q[i, j]
             for k in range(j):
                 t -= Lm[i, k] * Lm[j, k]
-            Lm[i, j] = t / d
+            Lm[i, j] = t * inv
+            Lm[j, i] = Lm[i, j]
     return True
 
 
 @_helper
 def _chol_solve(Lm, rhs, x, n):
-    """``x = Q^-1 rhs`` from the Cholesky factor ``Lm`` of ``Q``."""
+    """``x = Q^-1 rhs`` from the Cholesky factor ``Lm`` of ``Q`` (:func:`_chol`'s, the
+    diagonal's reciprocals on it)."""
     for i in range(n):
         t = rhs[i]
         for k in range(i):
             t -= Lm[i, k] * x[k]
-        x[i] = t / Lm[i, i]
+        x[i] = t * Lm[i, i]
     for i in range(n - 1, -1, -1):
         t = x[i]
         for k in range(i + 1, n):
-            t -= Lm[k, i] * x[k]
-        x[i] = t / Lm[i, i]
+            t -= Lm[i, k] * x[k]
+        x[i] = t * Lm[i, i]
 
 
 @_helper
@@ -122,16 +126,19 @@ def _refit_with_dfe(h0, Hb, b, v, Lm, w_out, nw, nd, u, z, P, G, Lg, e1, e2):
 
 
 @_helper
-def _fom_of(R, h0, Hb, w, b, nw, nd, var_x, r_lm, levels):
+def _fom_of(r, h0, Hb, w, b, nw, nd, var_x, r_lm, levels):
     """``20 log10(R_LM / (L - 1) / sqrt(MSE))``, ``MSE = sigma_X^2 (w^T R w + 1 + b^T b -
     2 w^T h_0 - 2 w^T H_b^T b)``; -1e3 for a non-positive MSE."""
     wrw, wh0, whb, bb = 0.0, 0.0, 0.0, 0.0
-    for i in range(nw):
-        s = 0.0
-        for j in range(nw):
-            s += R[i, j] * w[j]
-        wrw += w[i] * s
+    for i in range(nw):  # w^T R w by the lags of the symmetric Toeplitz R
+        wrw += w[i] * w[i]
         wh0 += w[i] * h0[i]
+    wrw *= r[0]
+    for d in range(1, nw):
+        s = 0.0
+        for i in range(nw - d):
+            s += w[i] * w[i + d]
+        wrw += 2.0 * r[d] * s
     for q in range(nd):
         t = 0.0
         for i in range(nw):
@@ -150,11 +157,9 @@ def _solve_one(r, h0, Hb, nw, nd, dw, bmin, bmax, wlim, var_x, r_lm, levels, w_o
     """The constrained MMSE solution for one pulse and noise (``r``: the Toeplitz row of
     ``R``); writes the taps into ``w_out`` and ``b_out`` and returns the FOM (dB), or
     -1e3 when the system is singular. ``R .. e2`` are work arrays."""
-    for i in range(nw):  # (the Cholesky factor reads Q's lower triangle only)
-        for j in range(nw):
-            R[i, j] = r[abs(i - j)]
+    for i in range(nw):  # (the Cholesky factor reads Q's lower triangle only; R = r[|i - j|])
         for j in range(i + 1):
-            x = R[i, j]
+            x = r[i - j]
             for q in range(nd):
                 x -= Hb[q, i] * Hb[q, j]
             Q[i, j] = x
@@ -184,7 +189,7 @@ def _solve_one(r, h0, Hb, nw, nd, dw, bmin, bmax, wlim, var_x, r_lm, levels, w_o
         for i in range(nw):
             w_out[i] /= s
         _dfe_follow(Hb, w_out, bmin, bmax, b_out, nw, nd)
-    return _fom_of(R, h0, Hb, w_out, b_out, nw, nd, var_x, r_lm, levels)
+    return _fom_of(r, h0, Hb, w_out, b_out, nw, nd, var_x, r_lm, levels)
 
 
 @_helper
