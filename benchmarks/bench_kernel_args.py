@@ -48,6 +48,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _worker  # noqa: E402 - the benchmarks' shared worker
+
 REPO = Path(__file__).resolve().parents[1]
 BEFORE_COMMIT = "028ae64"  # the last commit with the positional run_chunk
 CPU = sorted(os.sched_getaffinity(0))[-1] if hasattr(os, "sched_getaffinity") else 0  # both workers' core
@@ -100,31 +103,9 @@ def worker(cpu: int | None) -> None:
         print(json.dumps({"s": dt, "cpu_s": dc, "errors": r.detector_errors, "n_ui": r.n_ui}), flush=True)
 
 
-class Worker:
-    """A worker process on one checkout."""
-
-    def __init__(self, repo: Path, cache: str | None = None):
-        env = dict(os.environ, PYTHONPATH=str(repo))
-        if cache is not None:
-            env["NUMBA_CACHE_DIR"] = cache
-        self.p = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--worker", str(CPU)], env=env,
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=tempfile.gettempdir())
-        self.phy = json.loads(self.p.stdout.readline())["phy"]
-        if not self.phy.startswith(str(repo)):
-            raise SystemExit(f"the worker on {repo} imported {self.phy}")
-
-    def run(self, name: str, n_ui: int | None = None) -> dict:
-        req = {"case": name} if n_ui is None else {"case": name, "n_ui": n_ui}
-        self.p.stdin.write(json.dumps(req) + "\n")
-        self.p.stdin.flush()
-        line = self.p.stdout.readline()
-        if not line:
-            raise SystemExit(f"a worker stopped (phy at {self.phy})")
-        return json.loads(line)
-
-    def close(self) -> None:
-        self.p.stdin.close()
-        self.p.wait()
+def Worker(repo: Path, cache: str | None = None):  # noqa: N802 - a worker on one checkout
+    """A :class:`_worker.Worker` running this script on ``repo``, pinned to ``CPU``."""
+    return _worker.Worker(__file__, repo, CPU, cache)
 
 
 def start_up(repo: Path, cache: str) -> float:
