@@ -124,6 +124,11 @@ def _scan_from(b, i, nt, ns, nspec, v, first, slow, spec):
         line_first = 1
         while j < n and b[j] != 10:
             c = b[j]
+            if c == 32:  # runs of spaces (right-aligned columns): a tight loop
+                j += 1
+                while j < n and b[j] == 32:
+                    j += 1
+                continue
             if _blank(c):
                 j += 1
                 continue
