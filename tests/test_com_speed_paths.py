@@ -253,6 +253,26 @@ def test_fom_kernel_is_mains_bit_for_bit_on_random_pulses(seed, monkeypatch):
     check_against_main(args, list(range(tx.shape[0])))
 
 
+@pytest.mark.parametrize("worst", ["worst", "mean"])
+def test_fom_kernel_is_mains_bit_for_bit_with_several_far_end_aggressors(worst, monkeypatch):
+    """Three FEXT aggressors (the kernel reads their autocorrelations transposed, phase
+    fastest, each phase's sum in main's lag order): one with an echo of opposite sign, one
+    all but zero; with NEXT too."""
+    rng = np.random.default_rng(35)
+    M = 16
+    n = 256 * M
+    t = np.arange(n) / M - 20.0
+    y = np.where(t > 0, t * t * np.exp(-t), 0.0) * 0.2 + rng.normal(0, 1e-5, n)
+    x1 = np.roll(y, 7 * M) * 0.05 + rng.normal(0, 1e-4, n)
+    x2 = x1 - 0.9 * np.roll(x1, M // 2)  # anticorrelated at half a UI
+    x3 = rng.normal(0, 1e-9, n)
+    p = ComParams.ieee_802_3ck_kr().with_(fom_xt_phase=worst)
+    tx = np.column_stack([rng.uniform(-0.2, 0.2, (200, 3)), rng.uniform(0.2, 1.0, 200), rng.uniform(-0.6, 0.6, 200)])
+    args = kernel_args(monkeypatch, tx, y, M, p, [(x1, "fext"), (x2, "fext"), (x3, "fext"), (0.5 * x1, "next")])
+    assert args[7].shape[0] == 3
+    check_against_main(args, list(range(tx.shape[0])))
+
+
 # -------------------------------------------------------------------- the floating DFE
 @pytest.mark.parametrize("seed", range(8))
 def test_floating_dfe_is_mains_bit_for_bit(seed):
