@@ -229,16 +229,6 @@ def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin,
     bf = np.empty(nf)
     gain = np.empty(nf)
     energy = np.empty(nf)
-    # the FEXT autocorrelations with the phase fastest (``xt_t[a, lag, m] = r_xt[a, m, lag]``):
-    # each phase's quadratic form summed in lag order as before, all phases in one
-    # vectorised loop, then their worst (or mean) in phase order as before
-    n_xt = r_xt.shape[0]
-    xt_t = np.empty((n_xt, 5, M))
-    for a in range(n_xt):
-        for m in range(M):
-            for lag in range(5):
-                xt_t[a, lag, m] = r_xt[a, m, lag]
-    qx = np.empty(M)
     for s in range(T):
         c = tx_grid[s]
         # the equalised pulse around the peak (each sum in the order i = 0 .. 4), then its
@@ -325,21 +315,18 @@ def fom_search(tx_grid, y, win, base, M, r_isi, r_j, r_xt, xt_const, bmax, bmin,
         var_isi = var_x * (q_isi - h0 * h0 - post2 + res2)
         var_j = jit_var * var_x * q_j
         var_xt = xt_const
-        k0, k1, k2, k3, k4 = cc[0], cc[1], cc[2], cc[3], cc[4]
-        for a in range(n_xt):
+        for a in range(r_xt.shape[0]):
+            worst = 0.0
+            mean = 0.0
             for m in range(M):
-                qx[m] = (0.0 + k0 * xt_t[a, 0, m] + k1 * xt_t[a, 1, m] + k2 * xt_t[a, 2, m]
-                         + k3 * xt_t[a, 3, m] + k4 * xt_t[a, 4, m])
-            if xt_worst:
-                worst = 0.0
-                for m in range(M):
-                    worst = max(worst, qx[m])
-                var_xt += worst
-            else:
-                mean = 0.0
-                for m in range(M):
-                    mean += qx[m] / M
-                var_xt += mean
+                q = 0.0
+                for lag in range(5):
+                    q += cc[lag] * r_xt[a, m, lag]
+                if xt_worst:
+                    worst = max(worst, q)
+                else:
+                    mean += q / M
+            var_xt += worst if xt_worst else mean
         var_xt *= var_x
         var_tx = snr_lin * r_isi[ph, 0] if tx_path else h0 * h0 * snr_lin
         fom[s] = 10.0 * np.log10(a_s * a_s / (var_tx + var_isi + var_j + var_xt + var_n))
