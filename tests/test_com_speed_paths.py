@@ -293,6 +293,28 @@ def test_floating_dfe_is_mains_bit_for_bit(seed):
         np.testing.assert_array_equal(b[:L], want)
 
 
+def test_floating_dfe_bank_energies_of_three_taps_are_the_running_sums():
+    """The energies of banks of three taps (the 802.3 value, summed in one vectorised loop)
+    are ``((0.0 + g[s]) + g[s + 1]) + g[s + 2]`` bit for bit, with magnitudes spread so that
+    another order of the sums would differ; one group: the chosen bank and its overlaps -inf."""
+    rng = np.random.default_rng(35)
+    differ = 0
+    for _ in range(300):
+        L = int(rng.integers(3, 40))
+        h = rng.normal(0, 1, L) * 10.0 ** rng.uniform(-4, 0, L)
+        h0, limit = 1.0, float(rng.uniform(0.0, 0.2))
+        b, gain, energy = (np.full(L + 3, np.nan) for _ in range(3))
+        K.floating_dfe_into(h, L, h0, 0, 1, 3, limit, 0, 1.0, b, gain, energy)
+        g = [abs(v) * abs(v) - max(0.0, abs(v) - limit * h0) ** 2 for v in h]
+        want = [((0.0 + g[s]) + g[s + 1]) + g[s + 2] for s in range(L - 2)]
+        differ += any(w != (0.0 + g[s + 2]) + g[s + 1] + g[s] for s, w in enumerate(want))
+        start = int(np.argmax(want))  # (the first maximum; no NaN here)
+        for s in range(L - 2):
+            expect = -np.inf if abs(s - start) < 3 else want[s]
+            assert energy[s] == expect and (np.signbit(energy[s]) == np.signbit(expect))
+    assert differ > 20  # the order matters on these cases: the test can see a reordering
+
+
 # ---------------------------------------------------------------- the lane searches
 def running_first_max(x):
     best = 0
