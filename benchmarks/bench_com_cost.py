@@ -216,13 +216,13 @@ def show(title: str, rows: dict) -> None:
                                    for m in modes))
 
 
-def speed(before: Path, repeat: int) -> dict:
+def speed(before: Path, repeat: int, standards=("ck", "dj")) -> dict:
     """Issue 35: the search per setting, ``before`` against this tree, in processes that take
-    turns (:mod:`com_speed_worker`); the best of ``repeat`` runs of each."""
+    turns (:mod:`com_speed_worker`); the best of ``repeat`` runs of each, for ``standards``."""
     worker = REPO / "benchmarks" / "com_speed_worker.py"
     trees = {"before": before.resolve(), "after": REPO}
     out: dict = {}
-    for which in ("ck", "dj"):
+    for which in standards:
         runs: dict = {m: [] for m in trees}
         for _ in range(repeat):
             for m, tree in trees.items():
@@ -236,14 +236,16 @@ def speed(before: Path, repeat: int) -> dict:
 
 
 def show_speed(out: dict) -> None:
-    ck, dj = out["ck"], out["dj"]
     rows = [("802.3ck FOM kernel, us per setting", "kernel_us_best", 1.0, 0.5),
             ("802.3ck grid, us per setting", "grid_us", 1.0, None),
             ("802.3dj MMSE kernel, us per setting", "kernel_us_best", 1.0, None),
             ("802.3dj grid, us per setting", "grid_us", 1.0, None),
             ("802.3dj full grid, s per case", "total_s", 1.0, 10.0)]
     print(f"\n  {'':38s}{'before':>10s}{'after':>10s}{'ratio':>8s}   target")
-    for (label, key, scale, target), d in zip(rows, (ck, ck, dj, dj, dj)):
+    for (label, key, scale, target), which in zip(rows, ("ck", "ck", "dj", "dj", "dj")):
+        if which not in out:
+            continue
+        d = out[which]
         b, a = d["before"][key] * scale, d["after"][key] * scale
         tgt = "" if target is None else f"<= {target:g}: {'met' if a <= target else 'NOT met'}"
         print(f"  {label:38s}{b:10.3f}{a:10.3f}{b / a:7.2f}x   {tgt}")
@@ -260,13 +262,14 @@ def main() -> int:
     ap.add_argument("--speed", type=Path, metavar="BEFORE", help="issue 35: the search per setting against the "
                                                                    "code in this checkout (see above)")
     ap.add_argument("--speed-repeat", type=int, default=3)
+    ap.add_argument("--speed-only", choices=("ck", "dj"), help="with --speed: only the 802.3ck or 802.3dj rows")
     args = ap.parse_args()
     if not SHARED.exists():
         sys.exit(f"bench_com_cost: {SHARED} not found (the shared channels live beside the repository)")
     if args.speed:
         print(f"COM search per setting (issue 35), {args.speed} against {REPO}, one core each, CPU time, best of "
               f"{args.speed_repeat}; load average {os.getloadavg()[0]:.1f} at the start")
-        out = speed(args.speed, args.speed_repeat)
+        out = speed(args.speed, args.speed_repeat, (args.speed_only,) if args.speed_only else ("ck", "dj"))
         show_speed(out)
         print(f"  load average {os.getloadavg()[0]:.1f} at the end")
         if args.json:

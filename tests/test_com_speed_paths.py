@@ -253,6 +253,26 @@ def test_fom_kernel_is_mains_bit_for_bit_on_random_pulses(seed, monkeypatch):
     check_against_main(args, list(range(tx.shape[0])))
 
 
+@pytest.mark.parametrize("worst", ["worst", "mean"])
+def test_fom_kernel_is_mains_bit_for_bit_with_several_far_end_aggressors(worst, monkeypatch):
+    """Three FEXT aggressors (the kernel reads their autocorrelations transposed, phase
+    fastest, each phase's sum in main's lag order): one with an echo of opposite sign, one
+    all but zero; with NEXT too."""
+    rng = np.random.default_rng(35)
+    M = 16
+    n = 256 * M
+    t = np.arange(n) / M - 20.0
+    y = np.where(t > 0, t * t * np.exp(-t), 0.0) * 0.2 + rng.normal(0, 1e-5, n)
+    x1 = np.roll(y, 7 * M) * 0.05 + rng.normal(0, 1e-4, n)
+    x2 = x1 - 0.9 * np.roll(x1, M // 2)  # anticorrelated at half a UI
+    x3 = rng.normal(0, 1e-9, n)
+    p = ComParams.ieee_802_3ck_kr().with_(fom_xt_phase=worst)
+    tx = np.column_stack([rng.uniform(-0.2, 0.2, (200, 3)), rng.uniform(0.2, 1.0, 200), rng.uniform(-0.6, 0.6, 200)])
+    args = kernel_args(monkeypatch, tx, y, M, p, [(x1, "fext"), (x2, "fext"), (x3, "fext"), (0.5 * x1, "next")])
+    assert args[7].shape[0] == 3
+    check_against_main(args, list(range(tx.shape[0])))
+
+
 # -------------------------------------------------------------------- the floating DFE
 @pytest.mark.parametrize("seed", range(8))
 def test_floating_dfe_is_mains_bit_for_bit(seed):
@@ -271,6 +291,28 @@ def test_floating_dfe_is_mains_bit_for_bit(seed):
         b, gain, energy = (np.full(L + 3, np.nan) for _ in range(3))
         K.floating_dfe_into(h, L, *args, b, gain, energy)
         np.testing.assert_array_equal(b[:L], want)
+
+
+def test_floating_dfe_bank_energies_of_three_taps_are_the_running_sums():
+    """The energies of banks of three taps (the 802.3 value, summed in one vectorised loop)
+    are ``((0.0 + g[s]) + g[s + 1]) + g[s + 2]`` bit for bit, with magnitudes spread so that
+    another order of the sums would differ; one group: the chosen bank and its overlaps -inf."""
+    rng = np.random.default_rng(35)
+    differ = 0
+    for _ in range(300):
+        L = int(rng.integers(3, 40))
+        h = rng.normal(0, 1, L) * 10.0 ** rng.uniform(-4, 0, L)
+        h0, limit = 1.0, float(rng.uniform(0.0, 0.2))
+        b, gain, energy = (np.full(L + 3, np.nan) for _ in range(3))
+        K.floating_dfe_into(h, L, h0, 0, 1, 3, limit, 0, 1.0, b, gain, energy)
+        g = [abs(v) * abs(v) - max(0.0, abs(v) - limit * h0) ** 2 for v in h]
+        want = [((0.0 + g[s]) + g[s + 1]) + g[s + 2] for s in range(L - 2)]
+        differ += any(w != (0.0 + g[s + 2]) + g[s + 1] + g[s] for s, w in enumerate(want))
+        start = int(np.argmax(want))  # (the first maximum; no NaN here)
+        for s in range(L - 2):
+            expect = -np.inf if abs(s - start) < 3 else want[s]
+            assert energy[s] == expect and (np.signbit(energy[s]) == np.signbit(expect))
+    assert differ > 20  # the order matters on these cases: the test can see a reordering
 
 
 # ---------------------------------------------------------------- the lane searches

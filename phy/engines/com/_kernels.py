@@ -47,11 +47,15 @@ def floating_dfe_into(h, L, h0, n_fixed, groups, taps, limit, tail_start, tail_r
     # each bank's energy (summed from 0 in tap order, as when it is tried), once: the
     # energies do not change between groups; a bank overlapping one placed before gets
     # -inf, which never passes the threshold of -1 (the energies are >= 0 or NaN, never chosen)
-    for s in range(n_s):
-        g = 0.0
-        for q in range(s, s + taps):
-            g += gain[q]
-        energy[s] = g
+    if taps == 3:  # (the 802.3 value: the same sums, as one vectorised loop)
+        for s in range(n_s):
+            energy[s] = 0.0 + gain[s] + gain[s + 1] + gain[s + 2]
+    else:
+        for s in range(n_s):
+            g = 0.0
+            for q in range(s, s + taps):
+                g += gain[q]
+            energy[s] = g
     for _ in range(groups):
         start = first_max_above(energy, n_s, -1.0)
         if start < 0:
