@@ -57,3 +57,30 @@ def cpu_seconds_at_most(limit_s: float):
     yield
     used = time.process_time() - t
     assert used < limit_s, f"{used:.1f} s of CPU, above the bound of {limit_s} s"
+
+
+_THREAD_VARS = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+_THREAD_SETTINGS = {v: __import__("os").environ.get(v) for v in _THREAD_VARS}  # as the run began
+
+
+def _restore_thread_settings() -> None:
+    import os
+
+    for v, value in _THREAD_SETTINGS.items():
+        if os.environ.get(v) != value:
+            if value is None:
+                os.environ.pop(v, None)
+            else:
+                os.environ[v] = value
+
+
+@pytest.fixture(autouse=True)
+def _thread_settings_kept():
+    """The thread-count variables as the run began, before and after each test. Numba reads
+    its environment again at every compile: with ``NUMBA_NUM_THREADS`` changed in this
+    process (e.g. by a benchmark script that sets it at import for its own runs) every later
+    compile fails with "Cannot set NUMBA_NUM_THREADS to a different value once the threads
+    have been launched"; a CI run during issue 35 failed so."""
+    _restore_thread_settings()
+    yield
+    _restore_thread_settings()
