@@ -103,7 +103,9 @@ def _scan_from(b, i, nt, ns, nspec, v, first, slow, spec):
     ``slow``, ``spec`` or the token arrays are full.
 
     One loop over the bytes, kept whole for speed (longer than DESIGN's 80 lines): a
-    token's state stays in registers through it. The arrays it fills are arguments, never
+    token's state stays in registers through it (the number's grammar split out as a kernel
+    of its own measured 1.29x the time on the 802.3ck through, 1.15x inlined in Numba's IR,
+    with the same results). The arrays it fills are arguments, never
     reassigned inside it (:func:`scan` grows them between calls): reassigning them in the
     loop made Numba count references at every step, three times slower."""
     n = b.size

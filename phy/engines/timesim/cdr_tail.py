@@ -91,14 +91,8 @@ class LazyTail(TailPlan):
         self._step = step = self.nfft - L + 1
         n_valid = d.size - L + 1
         nb = -(-n_valid // step)
-
-        def spectra(x):
-            pad = np.zeros((nb - 1) * step + self.nfft)
-            pad[: x.size] = x
-            return sfft.rfft(np.lib.stride_tricks.sliding_window_view(pad, self.nfft)[::step], axis=1)
-
-        self._D = spectra(d)
-        self._U = spectra(u) if (u is not None and self._ku_any) else None
+        self._D = self._spectra(d, nb, step, "pad_d")
+        self._U = self._spectra(u, nb, step, "pad_u") if (u is not None and self._ku_any) else None
         if getattr(self, "_z", None) is None or self._z.shape != self._D.shape:  # the products' room
             self._z, self._t = np.empty_like(self._D), np.empty_like(self._D)
         self._shifts = []
