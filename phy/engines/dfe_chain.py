@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
+from _linkmodel._recent import Recent
 
 from ._chain_kernels import (
     chain_advance,
@@ -162,21 +163,20 @@ def _memory(eye: StatEye, rest, n: int) -> np.ndarray:
     return out
 
 
-_REST_PMFS: dict = {}  # recent PMFs of the rest's ISI: an eye and its noisier copies (phy.link.post_fec) share one
+_REST_PMFS = Recent(16)  # recent PMFs of the rest's ISI: an eye and its noisier copies (phy.link.post_fec) share one
 
 
 def _rest_pmf(rest: np.ndarray, lv: np.ndarray, v0: float, dv: float, nv: int) -> np.ndarray:
     """:func:`discrete_pmf` of ``rest`` on the grid, remembered (read-only) for the last 16
     cursors, levels and grids by their exact values."""
+
+    def make():
+        pmf = discrete_pmf(rest, lv, v0, dv, nv)
+        pmf.flags.writeable = False
+        return pmf
+
     key = (np.ascontiguousarray(rest, dtype=float).tobytes(), np.asarray(lv, dtype=float).tobytes(), v0, dv, nv)
-    hit = _REST_PMFS.pop(key, None)
-    if hit is None:
-        hit = discrete_pmf(rest, lv, v0, dv, nv)
-        hit.flags.writeable = False
-    _REST_PMFS[key] = hit  # the newest last
-    if len(_REST_PMFS) > 16:
-        _REST_PMFS.pop(next(iter(_REST_PMFS)))
-    return hit
+    return _REST_PMFS.remember(key, make)
 
 
 class _SlicerChain:

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field, replace
 import numpy as np
 
 import channels
+from _linkmodel._recent import Recent
 
 from ..engines.com.erl import effective_return_loss, preset_for_baud
 from ..errors import ConfigError
@@ -385,18 +386,14 @@ def _segment_report(e: Segment, target: float, own: channels.Channel | None = No
                          if e.equalisation != "module DSP" else {})
 
 
-_FIGURES: dict = {}  # recent channel figures by channel objects and signal: a sweep's FEC choices share them
+_FIGURES = Recent(64)  # recent channel figures by channel objects and signal: a sweep's FEC choices share them
 
 
 def _figures(ch: channels.Channel, baud_hz: float, own: channels.Channel | None, levels: int, erl: bool = True) -> dict:
     """:func:`channel_figures`, remembered for the last 64 channels (a copy each time)."""
-    key = (id(ch), id(own), float(baud_hz), int(levels), bool(erl))
-    hit = _FIGURES.get(key)
-    if hit is None or hit[0] is not ch or hit[1] is not own:
-        hit = (ch, own, channel_figures(ch, baud_hz, own, levels, erl))
-        _FIGURES[key] = hit
-        if len(_FIGURES) > 64:
-            _FIGURES.pop(next(iter(_FIGURES)))
+    hit = _FIGURES.remember((id(ch), id(own), float(baud_hz), int(levels), bool(erl)),
+                            lambda: (ch, own, channel_figures(ch, baud_hz, own, levels, erl)),
+                            lambda h: h[0] is ch and h[1] is own)
     return copy.deepcopy(hit[2])
 
 
@@ -444,17 +441,13 @@ def channel_figures(ch: channels.Channel, baud_hz: float, own: channels.Channel 
     return out
 
 
-_ERL: dict = {}  # recent ERLs by channel object and parameters: a sweep meets the same channel again
+_ERL = Recent(64)  # recent ERLs by channel object and parameters: a sweep meets the same channel again
 
 
 def _erl(ch: channels.Channel, p):
-    key = (id(ch), p)
-    hit = _ERL.get(key)
-    if hit is not None and hit[0] is ch:
-        return hit[1]
-    res = effective_return_loss(ch, p)  # the figures are kept, not the traces
-    res = tuple(replace(r, time_s=r.time_s[:0], tdr=r.tdr[:0], ptdr=r.ptdr[:0], weight=r.weight[:0]) for r in res)
-    _ERL[key] = (ch, res)
-    if len(_ERL) > 64:
-        _ERL.pop(next(iter(_ERL)))
-    return res
+    def make():
+        res = effective_return_loss(ch, p)  # the figures are kept, not the traces
+        return ch, tuple(replace(r, time_s=r.time_s[:0], tdr=r.tdr[:0], ptdr=r.ptdr[:0], weight=r.weight[:0])
+                         for r in res)
+
+    return _ERL.remember((id(ch), p), make, lambda h: h[0] is ch)[1]

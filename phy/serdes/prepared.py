@@ -27,6 +27,7 @@ from functools import lru_cache
 import numpy as np
 
 import channels
+from _linkmodel._recent import Recent
 
 from .._validate import integer, number
 from ..errors import ConfigError
@@ -210,27 +211,24 @@ def prepare_link(
     )
 
 
-_FRONT: dict = {}  # the last pulses through the front end: the eye's sampling phases read one pulse
+_FRONT = Recent(4)  # the last pulses through the front end: the eye's sampling phases read one pulse
 
 
 def _through_front_end(raw: channels.PulseResponse, tx: Transmitter, rx: Receiver) -> tuple:
     """``(analog, eq)``: the pulse ``raw`` through the front end (Tx edge, Rx filter, CTLE),
     then through the Tx FFE; remembered for the last 4 pulse objects and the settings they
     depend on (a link prepared at several sampling phases filters its pulse once)."""
+
+    def make():
+        analog = pl.filtered(raw, pl.front_end(tx.rise_time_s, rx.bandwidth_hz, rx.filter_order, rx.ctle))
+        return raw, analog, pl.tx_equalised(analog, tx.ffe)
+
     key = (id(raw), tx.rise_time_s, rx.bandwidth_hz, rx.filter_order, rx.ctle, tx.ffe)
     try:
-        hit = _FRONT.get(key)
+        hash(key)
     except TypeError:  # a CTLE or FFE holding something unhashable: no memory
-        key = hit = None
-    if hit is not None and hit[0] is raw:
-        return hit[1], hit[2]
-    analog = pl.filtered(raw, pl.front_end(tx.rise_time_s, rx.bandwidth_hz, rx.filter_order, rx.ctle))
-    eq = pl.tx_equalised(analog, tx.ffe)
-    if key is not None:
-        _FRONT[key] = (raw, analog, eq)
-        if len(_FRONT) > 4:
-            _FRONT.pop(next(iter(_FRONT)))
-    return analog, eq
+        return make()[1:]
+    return _FRONT.remember(key, make, lambda h: h[0] is raw)[1:]
 
 
 def _raw_pulse(link, baud_hz, samples_per_ui) -> channels.PulseResponse:
