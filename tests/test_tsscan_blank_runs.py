@@ -15,28 +15,9 @@ import random
 import numpy as np
 import pytest
 
-from channels import _tsnumbers, _tsscan
+from channels import _tsscan
 
-_BLANK = b" \t\x0b\x0c\r\x1c\x1d\x1e\x1f"
-
-
-def _reference(raw: bytes):
-    tokens, first, spec, pos = [], [], [], 0
-    for line in raw.split(b"\n"):
-        body = line.lstrip(_BLANK)
-        at = pos + len(line) - len(body)
-        if body[:1] in (b"!", b"#", b"["):
-            bare = int(body[:1] == b"!" and not body[1:].strip(_BLANK))
-            spec.append((at, pos + len(line), bare))
-        else:
-            text = body.partition(b"!")[0].translate(bytes.maketrans(_BLANK, b" " * len(_BLANK)))
-            words = [w for w in text.split(b" ") if w]
-            first += ([1] + [0] * (len(words) - 1)) if words else []
-            tokens += words
-        pos += len(line) + 1
-    ok = all(_tsnumbers.is_number(t) or _tsnumbers.is_nonfinite(t) for t in tokens)
-    values = np.array([float(t) for t in tokens]) if ok else None
-    return values, np.array(first, np.uint8), np.array(spec, np.int64).reshape(-1, 3)
+from test_touchstone_speed_paths import _BLANK, _reference  # the scan by plain Python (bytes.split, float)
 
 
 def _check(raw: bytes) -> None:
