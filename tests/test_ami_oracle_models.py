@@ -328,3 +328,21 @@ def test_dfe_getwave_matches_the_reference(libs, mod, spu):
     np.testing.assert_array_equal(clocks0, ref_clocks)
     assert set(np.unique(d)) == set(levels)  # every level decided
     assert np.abs(y - c).max() > 0.01  # the feedback acted
+
+
+def test_the_ami_files_drive_the_models(libs):
+    """The .ami files' parameter strings (part A's reader, when present) are read by the models."""
+    params = pytest.importorskip("phy.ami.params")
+    tx, rx = (params.read_ami(MODELS / f"{n}.ami") for n in ("ffe_tx", "ctle_dfe_rx"))
+    assert tx.init_returns_impulse and tx.getwave_exists and rx.init_returns_impulse and rx.getwave_exists
+    assert set(tx.model_specific) == {"tap_pre2", "tap_pre1", "tap_main", "tap_post1", "tap_post2", "tap_post3"}
+    dt = UI / 8
+    x = _channel_impulse(512, dt, rows=2)
+    rc, y, _, msg = Model(libs["ffe_tx"]).init(x, dt, UI, tx.parameters_in({"tap_pre1": -0.1, "tap_post1": -0.2}))
+    assert rc == 1, msg
+    np.testing.assert_array_equal(y, [TxFfe((0, -0.1, 1, -0.2, 0, 0), main=2, normalise=False).apply(r, 8) for r in x])
+    ctle = dict(CTLE, f_p2_hz=BAUD * 0.9)
+    rc, y, out, msg = Model(libs["ctle_dfe_rx"]).init(x, dt, UI, rx.parameters_in(dict(ctle, modulation="NRZ")))
+    assert rc == 1, msg
+    np.testing.assert_allclose(y, _ctle_ref(x, dt, **ctle), rtol=0, atol=1e-12 * np.abs(x).max())
+    assert params.parse_params_out(out)["sample_phase"] == _peak_phase(_ctle_ref(x[0], dt, **ctle), 8, dt)[1]
