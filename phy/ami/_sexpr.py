@@ -107,6 +107,8 @@ def read_tree(text: str, source: str) -> Node:
         if kind == "badstring":
             raise _fail(source, line, "unterminated string (a '\"' without its closing '\"')")
         if root is not None:
+            if kind == "close":
+                raise _fail(source, line, "unbalanced parenthesis: ')' without its '('")
             raise _fail(source, line, f"text after the root '({root.name}' closed: "
                                       f"{m.group()[:20]!r}")
         if want_name:
@@ -136,7 +138,8 @@ def read_tree(text: str, source: str) -> Node:
             stack[-1].items.append(Atom(m.group(), False, line))
     if stack:
         raise _fail(source, stack[-1].line,
-                    f"unbalanced parenthesis: '({stack[-1].name}' is never closed")
+                    f"unbalanced parenthesis: '({stack[-1].name}' is never closed "
+                    f"({len(stack)} '(' left open at the end)")
     if root is None:
         raise AmiError(f"{source}: no root '(name ...)' found (empty or only comments)")
     return root

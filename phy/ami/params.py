@@ -213,7 +213,8 @@ def _format_of(tags: dict, who: str) -> tuple[str, list]:
 def _typed_values(fmt: str, raw: list, typ: str, who: str) -> tuple:
     """The format's entries as typed python values, their count and order checked."""
     if fmt == "Table":
-        return tuple(tuple([n.name] + [a.text for a in n.atoms]) for n in raw)
+        return tuple(tuple(_convert(typ, x, who) for x in [n.name] + [a.text for a in n.atoms])
+                     for n in raw)
     need = {"Value": 1, "Range": 3, "Corner": 3, "Increment": 4, "Steps": 4}.get(fmt, 1)
     if len(raw) < need or (fmt == "Value" and len(raw) > 1 and typ != "String"):
         raise AmiError(f"{who}: Format {fmt} needs {need} value(s), got {len(raw)}")
@@ -457,8 +458,8 @@ def parse_ami(text: str, source: str = "<string>") -> AmiFile:
     ------
     AmiError
         One line naming the source, the line and what is wrong: unbalanced parentheses, no
-        root, an unknown Usage or Type, a Default outside its Range or List, a name defined
-        twice, a parameter with no Usage or Type.
+        root, no Reserved_Parameters, an unknown Usage or Type, a Default outside its Range
+        or List, a name defined twice, a parameter with no Usage or Type.
     """
     root = read_tree(text, source)
     reserved: dict = {}
@@ -481,6 +482,9 @@ def parse_ami(text: str, source: str = "<string>") -> AmiFile:
         elif item.name == "Model_Specific":
             _walk(item, ("Model_Specific",), source, specific, {})
         # other branches (tool- or vendor-specific) are skipped, as tools do
+    if "Reserved_Parameters" not in sections:
+        raise AmiError(f"{source} line {root.line}: '({root.name}' has no Reserved_Parameters "
+                       "branch (the IBIS spec requires one); is this an .ami file?")
     nested = [k for k in reserved if "." in k]
     if nested:
         raise AmiError(f"{source} line {reserved[nested[0]].line}: reserved parameter "
