@@ -224,8 +224,9 @@ HOSTILE = [
      "line 3: unterminated string"),
     ("neither_leaf_nor_group", _leaf("1 2 3"), "'Model_Specific.p' is neither a parameter"),
     ("stray_value", MINI + "(Model_Specific 42))", "line 2: stray value '42'"),
-    ("nested_reserved", "(m (Reserved_Parameters (grp (AMI_Version (Usage Info) (Type String)"
-     " (Value \"7\")))))", "reserved parameter 'grp.AMI_Version' is inside a group"),
+    ("nested_reserved", ("(m (Reserved_Parameters (grp (AMI_Version (Usage Info) (Type String)"
+                         " (Value \"7\")))))"),
+     "reserved parameter 'grp.AMI_Version' is inside a group"),
     ("too_long", "(m " + " " * (4 * 1024 * 1024) + ")", "more than the 4 MB"),
 ]
 
@@ -344,3 +345,11 @@ def test_pyibisami_oracle_reads_the_same_parameters():
                 assert p.value == value, name
             compared += 1
     assert compared >= 50
+
+
+def test_an_input_without_any_value_is_left_out_of_defaults_and_the_string():
+    a = parse_ami(_leaf("(Usage In) (Type Float)").replace("(Model_Specific\n",
+                  "(Model_Specific\n(q (Usage In) (Type Integer) (Value 2))\n"))
+    assert a.model_specific["p"].value is None
+    assert a.defaults() == {"q": 2} and a.parameters_in() == "(m (q 2))"
+    assert a.parameters_in({"p": 0.25}) == "(m (q 2) (p 0.25))"

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from .errors import AmiError
 
-__all__ = ["Atom", "Node", "read_tree", "parse_params_out", "MAX_DEPTH", "MAX_CHARS"]
+__all__ = ["MAX_CHARS", "MAX_DEPTH", "Atom", "Node", "parse_params_out", "read_tree"]
 
 #: The deepest nesting of parentheses accepted (real files use 4 or 5 levels).
 MAX_DEPTH = 64
@@ -53,7 +53,7 @@ class Node:
     items: list = field(default_factory=list)
 
     @property
-    def nodes(self) -> list["Node"]:
+    def nodes(self) -> list[Node]:
         """The items that are nodes."""
         return [i for i in self.items if isinstance(i, Node)]
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import platform as _platform
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +16,7 @@ from pathlib import Path
 from .errors import AmiError
 from .params import _read_text
 
-__all__ = ["Executable", "IbsFile", "IbsModel", "parse_ibs", "read_ibs", "MAX_IBS_BYTES"]
+__all__ = ["MAX_IBS_BYTES", "Executable", "IbsFile", "IbsModel", "parse_ibs", "read_ibs"]
 
 #: The largest ``.ibs`` file read (64 MB).
 MAX_IBS_BYTES = 64 * 1024 * 1024
@@ -55,15 +54,17 @@ class IbsModel:
 
 
 def _os_bits(platform_name: str) -> tuple[str, str]:
-    """The OS family and the bits of an IBIS platform name, lower case (``("linux", "64")``)."""
-    parts = platform_name.lower().replace("-", "_").split("_")
-    os_name = parts[0]
-    for family, names in (("windows", ("windows", "win", "win32", "win64")),
-                          ("macos", ("macos", "mac", "darwin", "osx", "macosx")),
-                          ("solaris", ("solaris", "sunos"))):
-        if os_name in names:
+    """The OS family and the bits of an IBIS platform name, lower case (``("linux", "64")``
+    for ``"Linux_gcc4.1.2_64"``; ``"windows"``, ``"macos"``, ``"solaris"`` the others); the
+    bits are ``""`` when the name does not end in 32 or 64."""
+    name = platform_name.lower().replace("-", "_")
+    head = name.split("_")[0]
+    os_name = head
+    for family, prefixes in (("linux", ("linux",)), ("windows", ("win",)),
+                             ("macos", ("mac", "darwin", "osx")), ("solaris", ("solaris", "sunos"))):
+        if head.startswith(prefixes):
             os_name = family
-    bits = parts[-1] if parts[-1] in ("32", "64") else ""
+    bits = name[-2:] if name[-2:] in ("32", "64") else ""
     return os_name, bits
 
 

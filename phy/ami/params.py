@@ -21,33 +21,41 @@ from pathlib import Path
 from ._sexpr import MAX_CHARS, Atom, Node, parse_params_out, read_tree
 from .errors import AmiError
 
-__all__ = ["AmiFile", "AmiParameter", "parse_ami", "read_ami", "parse_params_out",
-           "RESERVED_NAMES"]
+__all__ = [
+    "RESERVED_NAMES",
+    "AmiFile",
+    "AmiParameter",
+    "parse_ami",
+    "parse_params_out",
+    "read_ami",
+]
 
 USAGES = ("In", "Out", "InOut", "Info", "Dep")
 TYPES = ("Float", "Integer", "UI", "Boolean", "String", "Tap")
 FORMATS = ("Value", "Range", "List", "Increment", "Steps", "Corner", "Table")
 #: The reserved parameter names of IBIS 7.x/8 (a name outside it under Reserved_Parameters is
 #: kept all the same: newer versions add names).
-RESERVED_NAMES = frozenset("""
-AMI_Version Init_Returns_Impulse GetWave_Exists Use_Init_Output Max_Init_Aggressors Ignore_Bits
-Resolve_Exists Model_Name Special_Param_Names Component_Name Signal_Name Rx_Decision_Time
-DC_Offset Rx_Use_Clock_Input Supporting_Files DLL_Path DLL_ID Tx_Jitter Tx_DCD Tx_Rj Tx_Dj Tx_Sj
-Tx_Sj_Frequency Rx_DCD Rx_Rj Rx_Dj Rx_Sj Rx_Clock_PDF Rx_Clock_Recovery_Mean
-Rx_Clock_Recovery_Rj Rx_Clock_Recovery_Dj Rx_Clock_Recovery_Sj Rx_Clock_Recovery_DCD
-Rx_Receiver_Sensitivity Rx_Noise Rx_GaussianNoise Rx_UniformNoise Modulation Modulation_Levels
-PAM4_Mapping PAM4_UpperThreshold PAM4_CenterThreshold PAM4_LowerThreshold PAM4_UpperEyeOffset
-PAM4_CenterEyeOffset PAM4_LowerEyeOffset PAM_Thresholds PAM_Offsets Repeater_Type BCI_Protocol
-BCI_ID BCI_State BCI_Message_Interval_UI BCI_Training_UI BCI_Training_Mode Ts4file Tx_V Tx_R Rx_R
-Tx_Rj_Frequency Rx_Clock_Recovery_Offset Training_Time
-""".split())
+RESERVED_NAMES = frozenset((
+    "AMI_Version", "Init_Returns_Impulse", "GetWave_Exists", "Use_Init_Output",
+    "Max_Init_Aggressors", "Ignore_Bits", "Resolve_Exists", "Model_Name", "Special_Param_Names",
+    "Component_Name", "Signal_Name", "Rx_Decision_Time", "DC_Offset", "Rx_Use_Clock_Input",
+    "Supporting_Files", "DLL_Path", "DLL_ID", "Tx_Jitter", "Tx_DCD", "Tx_Rj", "Tx_Dj", "Tx_Sj",
+    "Tx_Sj_Frequency", "Rx_DCD", "Rx_Rj", "Rx_Dj", "Rx_Sj", "Rx_Clock_PDF",
+    "Rx_Clock_Recovery_Mean", "Rx_Clock_Recovery_Rj", "Rx_Clock_Recovery_Dj",
+    "Rx_Clock_Recovery_Sj", "Rx_Clock_Recovery_DCD", "Rx_Receiver_Sensitivity", "Rx_Noise",
+    "Rx_GaussianNoise", "Rx_UniformNoise", "Modulation", "Modulation_Levels", "PAM4_Mapping",
+    "PAM4_UpperThreshold", "PAM4_CenterThreshold", "PAM4_LowerThreshold", "PAM4_UpperEyeOffset",
+    "PAM4_CenterEyeOffset", "PAM4_LowerEyeOffset", "PAM_Thresholds", "PAM_Offsets",
+    "Repeater_Type", "BCI_Protocol", "BCI_ID", "BCI_State", "BCI_Message_Interval_UI",
+    "BCI_Training_UI", "BCI_Training_Mode", "Ts4file", "Tx_V", "Tx_R", "Rx_R",
+))
 # Tags a parameter leaf may carry; a node with Usage or Type among its children is a leaf.
 _TAGS = frozenset(("Usage", "Type", "Format", "Default", "Description", "List_Tip", "Labels",
                    "Label") + FORMATS)
 _INT = re.compile(r"[-+]?\d+\Z")
 
 
-def _where(p: "AmiParameter") -> str:
+def _where(p: AmiParameter) -> str:
     return f"{p.source} line {p.line}: parameter '{'.'.join(p.path[1:]) or p.name}'"
 
 
@@ -392,8 +400,9 @@ class AmiFile:
         return out
 
     def defaults(self) -> dict:
-        """Dotted name -> default value of every In/InOut parameter."""
-        return {k: p.value for k, p in self._inputs().items()}
+        """Dotted name -> default value of every In/InOut parameter that declares one (those
+        :meth:`parameters_in` writes when nothing overrides them)."""
+        return {k: p.value for k, p in self._inputs().items() if p.value is not None}
 
     def _lookup(self, name: str) -> AmiParameter:
         p = self.model_specific.get(name) or self.reserved.get(name)
@@ -408,7 +417,7 @@ class AmiFile:
                            "can be set")
         return p
 
-    def parameters_in(self, values: Mapping = {}) -> str:  # noqa: B006 (read only)
+    def parameters_in(self, values: Mapping = {}) -> str:
         """The ``AMI_parameters_in`` string: every In/InOut parameter at its default, or at
         the checked value ``values`` gives it (by dotted name), groups nested.
 
