@@ -353,3 +353,11 @@ def test_an_input_without_any_value_is_left_out_of_defaults_and_the_string():
     assert a.model_specific["p"].value is None
     assert a.defaults() == {"q": 2} and a.parameters_in() == "(m (q 2))"
     assert a.parameters_in({"p": 0.25}) == "(m (q 2) (p 0.25))"
+
+
+def test_byte_order_mark_and_crlf_line_ends_are_read(tmp_path):
+    p = tmp_path / "bom.ami"
+    p.write_bytes(b"\xef\xbb\xbf" + RICH.replace("\n", "\r\n").encode())
+    a = read_ami(p)
+    assert a.root == "rich_rx" and a.model_specific["ctle.gain"].line == 16
+    assert parse_ami("\ufeff" + RICH).defaults() == rich().defaults()

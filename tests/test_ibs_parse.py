@@ -240,3 +240,12 @@ def test_golden_pybert_example_rx_ibs_matches_pyibisami(tmp_path):
         assert m.model_type == mtype
         assert [[list(ibs._os_bits(e.platform)), [e.library.name, e.ami.name]]
                 for e in m.executables] == execs
+
+
+def test_byte_order_mark_and_crlf_line_ends_are_read(tmp_path):
+    p = tmp_path / "bom.ibs"
+    p.write_bytes(b"\xef\xbb\xbf" + REPEATER.replace("\n", "\r\n").encode())
+    f = read_ibs(p)
+    assert f.ibis_ver == "7.1" and f.components == rep().components
+    assert f.executable(platform="Linux_gcc_64", side="Rx").library == \
+        tmp_path.resolve() / "lib" / "rep_rx.so"

@@ -93,6 +93,7 @@ def read_tree(text: str, source: str) -> Node:
     if len(text) > MAX_CHARS:
         raise AmiError(f"{source}: {len(text) / 1e6:.1f} MB of text, more than the "
                        f"{MAX_CHARS // (1024 * 1024)} MB an AMI parameter file may have")
+    text = text.removeprefix("\ufeff")       # a byte-order mark some editors write
     line = 1
     stack: list[Node] = []
     root: Node | None = None

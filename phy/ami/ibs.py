@@ -276,7 +276,7 @@ def parse_ibs(text: str, source: str = "<string>", folder=None) -> IbsFile:
         folder = Path(".") if source.startswith("<") else Path(source).parent
     st = _State(source, Path(os.fspath(folder)))
     interesting = {"pin", "model selector", "model", "algorithmic model"}
-    for n, raw in enumerate(text.splitlines(), 1):
+    for n, raw in enumerate(text.removeprefix("\ufeff").splitlines(), 1):
         s = raw.lstrip()
         if not s:
             continue

@@ -515,7 +515,7 @@ def _read_text(path, limit: int, what: str) -> tuple[str, str]:
     except OSError as exc:
         raise AmiError(f"{p}: cannot read {what}: {exc.strerror or exc}") from None
     try:
-        return data.decode("utf-8"), str(p)
+        return data.decode("utf-8-sig"), str(p)
     except UnicodeDecodeError:
         return data.decode("latin-1"), str(p)
 
