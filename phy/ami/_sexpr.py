@@ -7,12 +7,14 @@ public face.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .errors import AmiError
 
-__all__ = ["MAX_CHARS", "MAX_DEPTH", "Atom", "Node", "parse_params_out", "read_tree"]
+__all__ = ["MAX_CHARS", "MAX_DEPTH", "Atom", "Node", "parse_params_out", "read_text", "read_tree"]
 
 #: The deepest nesting of parentheses accepted (real files use 4 or 5 levels).
 MAX_DEPTH = 64
@@ -144,6 +146,23 @@ def read_tree(text: str, source: str) -> Node:
     if root is None:
         raise AmiError(f"{source}: no root '(name ...)' found (empty or only comments)")
     return root
+
+
+def read_text(path, limit: int, what: str) -> tuple[str, str]:
+    """A file's text (UTF-8, else Latin-1), refused above ``limit`` bytes before reading."""
+    p = Path(os.fspath(path))
+    try:
+        size = p.stat().st_size
+        if size > limit:
+            raise AmiError(f"{p}: {size / 1e6:.1f} MB, larger than the "
+                           f"{limit // (1024 * 1024)} MB {what} may be")
+        data = p.read_bytes()
+    except OSError as exc:
+        raise AmiError(f"{p}: cannot read {what}: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8-sig"), str(p)
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), str(p)
 
 
 def _atom_value(a: Atom):

@@ -13,8 +13,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from ._sexpr import read_text
 from .errors import AmiError
-from .params import _read_text
 
 __all__ = ["MAX_IBS_BYTES", "Executable", "IbsFile", "IbsModel", "parse_ibs", "read_ibs"]
 
@@ -305,5 +305,5 @@ def parse_ibs(text: str, source: str = "<string>", folder=None) -> IbsFile:
 def read_ibs(path) -> IbsFile:
     """Read an ``.ibs`` file (see :func:`parse_ibs`); the executables are resolved against
     its folder, and errors name ``path``."""
-    text, source = _read_text(path, MAX_IBS_BYTES, "an IBIS file")
+    text, source = read_text(path, MAX_IBS_BYTES, "an IBIS file")
     return parse_ibs(text, source, Path(source).resolve().parent)

@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import difflib
 import math
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from ._sexpr import MAX_CHARS, Atom, Node, parse_params_out, read_tree
+from ._sexpr import MAX_CHARS, Atom, Node, parse_params_out, read_text, read_tree
 from .errors import AmiError
 
 __all__ = [
@@ -182,8 +180,8 @@ class AmiParameter:
 
 
 def _tags(node: Node, who: str) -> dict:
-    """A leaf's tags: name -> (atoms, node); a tag twice is refused, an unknown one kept
-    aside (vendor extensions)."""
+    """A leaf's tags by name (a tag twice is refused; tags this module does not know, vendor
+    extensions, are carried and not read)."""
     tags: dict = {}
     for item in node.items:
         if isinstance(item, Atom):
@@ -503,24 +501,7 @@ def parse_ami(text: str, source: str = "<string>") -> AmiFile:
                    description=description)
 
 
-def _read_text(path, limit: int, what: str) -> tuple[str, str]:
-    """A file's text (UTF-8, else Latin-1), refused above ``limit`` bytes before reading."""
-    p = Path(os.fspath(path))
-    try:
-        size = p.stat().st_size
-        if size > limit:
-            raise AmiError(f"{p}: {size / 1e6:.1f} MB, larger than the "
-                           f"{limit // (1024 * 1024)} MB {what} may be")
-        data = p.read_bytes()
-    except OSError as exc:
-        raise AmiError(f"{p}: cannot read {what}: {exc.strerror or exc}") from None
-    try:
-        return data.decode("utf-8-sig"), str(p)
-    except UnicodeDecodeError:
-        return data.decode("latin-1"), str(p)
-
-
 def read_ami(path) -> AmiFile:
     """Read an ``.ami`` file (see :func:`parse_ami`); errors name ``path``."""
-    text, source = _read_text(path, MAX_CHARS, "an AMI parameter file")
+    text, source = read_text(path, MAX_CHARS, "an AMI parameter file")
     return parse_ami(text, source)
