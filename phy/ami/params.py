@@ -11,12 +11,11 @@ Steps, Corner, Table) and default. :meth:`AmiFile.parameters_in` writes the stri
 from __future__ import annotations
 
 import difflib
-import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ._sexpr import MAX_CHARS, Atom, Node, parse_params_out, read_text, read_tree
+from ._values import FORMATS, RESERVED_NAMES, TYPES, USAGES, convert
 from .errors import AmiError
 
 __all__ = [
@@ -28,67 +27,9 @@ __all__ = [
     "read_ami",
 ]
 
-USAGES = ("In", "Out", "InOut", "Info", "Dep")
-TYPES = ("Float", "Integer", "UI", "Boolean", "String", "Tap")
-FORMATS = ("Value", "Range", "List", "Increment", "Steps", "Corner", "Table")
-#: The reserved parameter names of IBIS 7.x/8 (a name outside it under Reserved_Parameters is
-#: kept all the same: newer versions add names).
-RESERVED_NAMES = frozenset((
-    "AMI_Version", "Init_Returns_Impulse", "GetWave_Exists", "Use_Init_Output",
-    "Max_Init_Aggressors", "Ignore_Bits", "Resolve_Exists", "Model_Name", "Special_Param_Names",
-    "Component_Name", "Signal_Name", "Rx_Decision_Time", "DC_Offset", "Rx_Use_Clock_Input",
-    "Supporting_Files", "DLL_Path", "DLL_ID", "Tx_Jitter", "Tx_DCD", "Tx_Rj", "Tx_Dj", "Tx_Sj",
-    "Tx_Sj_Frequency", "Rx_DCD", "Rx_Rj", "Rx_Dj", "Rx_Sj", "Rx_Clock_PDF",
-    "Rx_Clock_Recovery_Mean", "Rx_Clock_Recovery_Rj", "Rx_Clock_Recovery_Dj",
-    "Rx_Clock_Recovery_Sj", "Rx_Clock_Recovery_DCD", "Rx_Receiver_Sensitivity", "Rx_Noise",
-    "Rx_GaussianNoise", "Rx_UniformNoise", "Modulation", "Modulation_Levels", "PAM4_Mapping",
-    "PAM4_UpperThreshold", "PAM4_CenterThreshold", "PAM4_LowerThreshold", "PAM4_UpperEyeOffset",
-    "PAM4_CenterEyeOffset", "PAM4_LowerEyeOffset", "PAM_Thresholds", "PAM_Offsets",
-    "Repeater_Type", "BCI_Protocol", "BCI_ID", "BCI_State", "BCI_Message_Interval_UI",
-    "BCI_Training_UI", "BCI_Training_Mode", "Ts4file", "Tx_V", "Tx_R", "Rx_R",
-))
-# Tags a parameter leaf may carry; a node with Usage or Type among its children is a leaf.
-_TAGS = frozenset(("Usage", "Type", "Format", "Default", "Description", "List_Tip", "Labels",
-                   "Label") + FORMATS)
-_INT = re.compile(r"[-+]?\d+\Z")
-
 
 def _where(p: AmiParameter) -> str:
     return f"{p.source} line {p.line}: parameter '{'.'.join(p.path[1:]) or p.name}'"
-
-
-def _convert(typ: str, raw, who: str):
-    """One raw value (text, or an already typed python value) as ``typ`` wants it."""
-    try:
-        if typ in ("Float", "UI", "Tap"):
-            if isinstance(raw, bool):
-                raise ValueError
-            v = float(raw)
-            if not math.isfinite(v):
-                raise ValueError
-            return v
-        if typ == "Integer":
-            if isinstance(raw, bool):
-                raise ValueError
-            if isinstance(raw, str) and not _INT.match(raw.strip()):
-                f = float(raw)  # "1e5" and "27.0" are integers written loosely
-                if not f.is_integer():
-                    raise ValueError
-                return int(f)
-            if isinstance(raw, float) and not raw.is_integer():
-                raise ValueError
-            return int(raw)
-        if typ == "Boolean":
-            if isinstance(raw, bool):
-                return raw
-            if isinstance(raw, str) and raw.strip().lower() in ("true", "false"):
-                return raw.strip().lower() == "true"
-            raise ValueError
-        if not isinstance(raw, str) or '"' in raw:
-            raise ValueError
-        return raw
-    except (TypeError, ValueError, OverflowError):
-        raise AmiError(f"{who}: {raw!r} is not a {typ} value") from None
 
 
 @dataclass(frozen=True)
@@ -161,7 +102,7 @@ class AmiParameter:
             and what is allowed.
         """
         who = _where(self)
-        v = _convert(self.type, value, who)
+        v = convert(self.type, value, who)
         f, vals = self.format, self.values
         if f in ("Range", "Increment", "Steps") and len(vals) >= 3:
             lo, hi = vals[1], vals[2]
@@ -219,16 +160,16 @@ def _format_of(tags: dict, who: str) -> tuple[str, list]:
 def _typed_values(fmt: str, raw: list, typ: str, who: str) -> tuple:
     """The format's entries as typed python values, their count and order checked."""
     if fmt == "Table":
-        return tuple(tuple(_convert(typ, x, who) for x in [n.name] + [a.text for a in n.atoms])
+        return tuple(tuple(convert(typ, x, who) for x in [n.name] + [a.text for a in n.atoms])
                      for n in raw)
     need = {"Value": 1, "Range": 3, "Corner": 3, "Increment": 4, "Steps": 4}.get(fmt, 1)
     if len(raw) < need or (fmt == "Value" and len(raw) > 1 and typ != "String"):
         raise AmiError(f"{who}: Format {fmt} needs {need} value(s), got {len(raw)}")
     if fmt == "Value" and typ == "String":
         raw = [" ".join(raw)]
-    vals = [_convert(typ, r, who) for r in raw]
+    vals = [convert(typ, r, who) for r in raw]
     if fmt == "Steps":
-        vals[3] = _convert("Integer", raw[3], who)
+        vals[3] = convert("Integer", raw[3], who)
     if fmt in ("Range", "Increment", "Steps"):
         if typ in ("Boolean", "String"):
             raise AmiError(f"{who}: Format {fmt} is not allowed for Type {typ}")
@@ -270,7 +211,7 @@ def _leaf(node: Node, path: tuple, source: str) -> AmiParameter:
         d_atoms = [a.text for a in tags["Default"].atoms]
         if not d_atoms:
             raise AmiError(f"{who}: Default with no value")
-        default = _convert(typ, " ".join(d_atoms) if typ == "String" else d_atoms[0], who)
+        default = convert(typ, " ".join(d_atoms) if typ == "String" else d_atoms[0], who)
     desc = " ".join(a.text for a in tags["Description"].atoms) if "Description" in tags else ""
     tips = tags.get("List_Tip") or tags.get("Labels") or tags.get("Label")
     p = AmiParameter(name=node.name, path=path, usage=usage, type=typ, format=fmt,
