@@ -1,0 +1,1 @@
+"""IBIS-AMI models (placeholder: the lead's ``phy/ami/__init__.py`` replaces this)."""
