@@ -31,7 +31,7 @@ Eye height: PyBERT computes none without plots, so the script measures it on the
 output (PyBERT's ``ctle_out``): for each of the nspui sampling phases, the output sampled once
 per UI is aligned to the transmitted symbols by cross-correlation, and the eye height is
 min(samples of +1 symbols) - max(samples of -1 symbols) over the second half of the record;
-the best phase is reported (negative when the eye is closed).
+the best phase is reported (negative when the eye is closed); ``ami_eye.eye_height``.
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ import os
 import sys
 import time
 from pathlib import Path
+
+from ami_eye import eye_height  # this folder (sys.path[0] when run as a script)
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("ETS_TOOLKIT", "null")
@@ -102,35 +104,6 @@ def configure(b, args):
     b.rx_use_clocks = False
     for tap in b.dfe_tap_tuners:
         tap.enabled = False
-
-
-def eye_height(y, symbols, nspui, start_ui):
-    """Best-phase NRZ eye height of ``y`` against the known ``symbols`` (+-1), from UI ``start_ui``.
-
-    Returns
-    -------
-    (height_V, phase_samples, delay_ui)
-    """
-    import numpy as np
-
-    sym = np.asarray(symbols, dtype=float)
-    n = min(len(sym), len(y) // nspui)
-    best = (-np.inf, 0, 0)
-    for phase in range(nspui):
-        s = np.asarray(y[phase::nspui][:n], dtype=float)
-        s = s - s.mean()
-        m = 1 << int(np.ceil(np.log2(2 * n)))
-        corr = np.fft.irfft(np.fft.rfft(s, m) * np.conj(np.fft.rfft(sym[:n], m)), m)[: n // 2]
-        d = int(np.argmax(corr))
-        samp = np.asarray(y[phase::nspui][d:n], dtype=float)
-        ref = sym[: n - d]
-        keep = np.arange(len(samp)) >= max(0, start_ui - d)
-        hi, lo = samp[keep & (ref > 0)], samp[keep & (ref < 0)]
-        if len(hi) and len(lo):
-            h = float(hi.min() - lo.max())
-            if h > best[0]:
-                best = (h, phase, d)
-    return best
 
 
 class _Timed:

@@ -53,7 +53,7 @@ def ours(rx_library, rx_ami, touchstone, bit_rate, nbits, nspui):
     -------
     dict
         At least ``seconds`` (simulation only, channel load excluded), ``ui_per_s`` and, if
-        available, ``eye_height_V`` (same definition as ``ami_pybert_side.eye_height``).
+        available, ``eye_height_V`` (``ami_eye.eye_height`` on the model's output, as PyBERT's side).
     """
     raise NotImplementedError("ours(): linkmodel's AMI Rx run is not written yet (lead)")
 
