@@ -188,6 +188,10 @@ def main(argv=None):
         "ui_per_s_getwave_only": args.nbits / best["seconds_getwave"],
         "seconds_all_runs": [r["seconds"] for r in runs],
         "pybert_total_perf_samples_per_s": b.total_perf,
+        "pybert_stage_seconds": {   # from PyBERT's own *_perf (samples/s) of the last run
+            stage: args.nbits * args.nspui / getattr(b, f"{stage}_perf")
+            for stage in ("channel", "tx", "ctle", "ffe", "dfe", "jitter")
+            if getattr(b, f"{stage}_perf", 0) > 0},
         "status": b.status,
         "bit_errors_pybert_dfe": int(b.n_errs_dfe),
         "channel_impulse_samples": int(b.len_h),
