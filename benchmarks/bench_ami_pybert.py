@@ -4,8 +4,10 @@ PyBERT runs in its own venv (default ``/work/venv-pybert``, see ``bench_ami_pybe
 through ``ami_pybert_side.py`` in a subprocess; our side runs in this process (``ours``).
 Both get the same Rx AMI model (.so + .ami, or an .ibs naming them), the same Touchstone
 channel, bit rate, number of bits and samples per UI; both print seconds and UI/s, and the
-table gives the ratio ours / PyBERT. Without the PyBERT venv the PyBERT column is skipped with
-the reason printed.
+table gives the ratio ours / PyBERT (whole simulation, channel load excluded on both sides);
+the PyBERT "GetWave UI/s" column is its AMI_GetWave pass over the waveform alone (through
+pyibis-ami's ctypes wrapper), for the model-call cost by itself. Without the PyBERT venv the
+PyBERT column is skipped with the reason printed.
 
     python benchmarks/bench_ami_pybert.py --rx-ibs /tmp/ibisami/example/example_rx.ibs \\
         --touchstone ../shared/channels/ieee802.3ck/DPO_4in_Meg7_THRU.s4p --nbits 20000 100000
@@ -61,13 +63,14 @@ def ours(rx_library, rx_ami, touchstone, bit_rate, nbits, nspui):
 # ---------------------------------------------------------------------------------------------
 # PyBERT's side: a subprocess in PyBERT's venv.
 # ---------------------------------------------------------------------------------------------
-def pybert(python, rx_ibs, rx_library, rx_ami, touchstone, bit_rate, nbits, nspui, timeout_s=900.0):
+def pybert(python, rx_ibs, rx_library, rx_ami, touchstone, bit_rate, nbits, nspui, timeout_s=900.0, repeat=1):
     """Run ``ami_pybert_side.py`` with ``python``; its JSON as a dict, or ``{"skipped": reason}``."""
     python = Path(python)
     if not python.exists():
         return {"skipped": f"no PyBERT venv at {python} (see benchmarks/bench_ami_pybert.md)"}
     cmd = [str(python), str(HERE / "ami_pybert_side.py"), "--touchstone", str(touchstone),
-           "--bit-rate", repr(float(bit_rate)), "--nbits", str(nbits), "--nspui", str(nspui)]
+           "--bit-rate", repr(float(bit_rate)), "--nbits", str(nbits), "--nspui", str(nspui),
+           "--repeat", str(repeat)]
     if rx_ibs:
         cmd += ["--rx-ibs", str(rx_ibs)]
     if rx_library:
@@ -109,7 +112,9 @@ def _row(nbits, mine, theirs):
     ratio = "-"
     if "skipped" not in mine and "skipped" not in theirs:
         ratio = f"{mine['ui_per_s'] / theirs['ui_per_s']:.3g}x"
-    return f"{nbits:>9} | {cell(mine)} | {cell(theirs)} | {ratio:>8}"
+    gw = theirs.get("ui_per_s_getwave_only")
+    gw = f"{gw:12.4g}" if gw else f"{'-':>12}"
+    return f"{nbits:>9} | {cell(mine)} | {cell(theirs)} {gw} | {ratio:>8}"
 
 
 def main(argv=None):
@@ -123,6 +128,7 @@ def main(argv=None):
     p.add_argument("--nbits", type=int, nargs="+", default=[20000, 100000])
     p.add_argument("--nspui", type=int, default=32)
     p.add_argument("--pybert-python", type=Path, default=PYBERT_PYTHON)
+    p.add_argument("--repeat", type=int, default=1, help="PyBERT runs per size, fastest kept")
     p.add_argument("--json", action="store_true", help="also print the raw results as JSON")
     args = p.parse_args(argv)
     if args.rx_ibs is None and (args.rx_dll is None or args.rx_ami is None):
@@ -134,7 +140,7 @@ def main(argv=None):
     print(f"Rx AMI model: {lib or args.rx_ibs} ({ami or 'from the .ibs'}); channel {args.touchstone.name}; "
           f"{args.bit_rate / 1e9:g} Gb/s NRZ, {args.nspui} samples/UI")
     print(f"{'bits':>9} | {'ours s':>10} {'ours UI/s':>12} {'eye V':>8} | "
-          f"{'PyBERT s':>10} {'PyBERT UI/s':>12} {'eye V':>8} | {'ratio':>8}")
+          f"{'PyBERT s':>10} {'PyBERT UI/s':>12} {'eye V':>8} {'GetWave UI/s':>12} | {'ratio':>8}")
     results = []
     for nbits in args.nbits:
         mine = {"skipped": why_not}
@@ -144,7 +150,7 @@ def main(argv=None):
             except NotImplementedError as err:
                 mine = {"skipped": str(err)}
         theirs = pybert(args.pybert_python, args.rx_ibs, args.rx_dll, args.rx_ami, args.touchstone,
-                        args.bit_rate, nbits, args.nspui)
+                        args.bit_rate, nbits, args.nspui, repeat=args.repeat)
         print(_row(nbits, mine, theirs))
         for side, r in (("ours", mine), ("PyBERT", theirs)):
             if "skipped" in r:
