@@ -65,3 +65,29 @@ def test_row_gives_ratio_of_throughputs():
                                 {"seconds": 2.0, "ui_per_s": 1e3, "eye_height_V": 0.5})
     assert row.rstrip().endswith("300x")
     assert bench_ami_pybert._row(1000, {"skipped": "x"}, {"seconds": 2.0, "ui_per_s": 1e3}).rstrip().endswith("-")
+
+
+@pytest.fixture(scope="module")
+def example_models(tmp_path_factory):
+    """ibisami's example Tx/Rx built and PyAMI's prebuilt Tx extracted (skip when impossible here)."""
+    import ami_example_models as ex
+
+    out = tmp_path_factory.mktemp("ami-examples")
+    try:
+        built = ex.build_ibisami(out)
+        pyami = ex.extract_pyami_tx(out, ami=built["example_tx"]["ami"])
+    except ex.NotBuilt as err:
+        pytest.skip(str(err))
+    return ex, built, pyami
+
+
+def test_example_models_init_with_defaults(example_models):
+    ex, built, pyami = example_models
+    rx = ex.ctypes_check(built["example_rx"]["so"], ex.DEFAULT_PARAMS["example_rx"])
+    assert (rx["init"], rx["getwave"], rx["getwave_finite"], rx["close"]) == (1, 1, True, 1)
+    assert rx["impulse_area"] == pytest.approx(1.0)          # CTLE and DFE off: a pass-through
+    for so in (built["example_tx"]["so"], pyami["so"]):
+        tx = ex.ctypes_check(so, ex.DEFAULT_PARAMS["example_tx"])
+        assert (tx["init"], tx["close"]) == (1, 1)
+        assert tx["impulse_area"] == pytest.approx(1.0989, abs=1e-4)   # its tap_weights_[1]
+        assert "(tap_weights_[1] 1.0989)" in tx["params_out"]
