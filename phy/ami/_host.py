@@ -95,7 +95,7 @@ class _Model:
         self.lib = lib
         self.handle = ctypes.c_void_p()
         self.keep: list = []  # what the model was handed and may still point to
-        self.wave = self.clocks = bytearray()
+        self.wave = bytearray()
 
     @staticmethod
     def _entry(lib, name: str, argtypes: list):
@@ -121,20 +121,17 @@ class _Model:
 
     def getwave(self, rx: Connection, tx: Connection, head: dict) -> None:
         n, m = int(head["n"]), int(head["clocks"])
-        if len(self.wave) != 8 * n:  # the buffers are kept while blocks keep their length
-            self.wave = bytearray(8 * n)
-            self.wave_c = _doubles(self.wave)
-        if len(self.clocks) != 8 * m:
-            self.clocks = bytearray(8 * m)
-            self.clocks_c = _doubles(self.clocks)
-        if rx.recv_bytes_into(self.wave) != len(self.wave):
+        if len(self.wave) != 8 * (n + m):  # kept while the blocks keep their length: the wave, then the clocks
+            self.wave = bytearray(8 * (n + m))
+            self.wave_c = (ctypes.c_double * n).from_buffer(self.wave)
+            self.clocks_c = (ctypes.c_double * m).from_buffer(self.wave, 8 * n)
+        if rx.recv_bytes_into(self.wave) != 8 * n:
             raise ValueError("the wave block has the wrong length")
-        self.clocks[:] = _MINUS_ONE * m
+        self.wave[8 * n:] = _MINUS_ONE * m
         out = ctypes.c_void_p()
         ret = self.getwave_fn(self.wave_c, n, self.clocks_c, ctypes.byref(out), self.handle)
         _send(tx, {"ret": int(ret), "params_out": _text(out.value)})
         tx.send_bytes(self.wave)
-        tx.send_bytes(self.clocks)
 
     def close(self, tx: Connection) -> None:
         ret = self.close_fn(self.handle) if self.close_fn is not None else 1

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import select
 import subprocess
 import sys
 import time
@@ -40,6 +41,8 @@ _MAX_REPLY = 1 << 24
 _START_S = 60.0
 #: How long an ending host is given to exit by itself before it is killed (s).
 _EXIT_S = 5.0
+#: The pipes' buffer (bytes; Linux's default /proc/sys/fs/pipe-max-size).
+_PIPE_BYTES = 1 << 20
 #: The longest model message quoted in an error (characters).
 _QUOTE = 300
 
@@ -127,6 +130,17 @@ def _end_host(proc: subprocess.Popen, tx: Connection, rx: Connection, wait_s: fl
     rx.close()
 
 
+def _widen(fd: int) -> None:
+    """Give pipe ``fd`` a 1 MB buffer where Linux allows (``F_SETPIPE_SZ``; default 64 kB),
+    so a long block crosses in a few hand-overs between the processes, not sixteen per MB."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+    except (ImportError, AttributeError, OSError):  # not Linux, or above /proc/sys/fs/pipe-max-size
+        pass
+
+
 def _positive(value, what: str) -> float:
     try:
         x = float(value)
@@ -178,6 +192,8 @@ class AmiProcess:
             raise AmiError(f"{self._where}: the library file {str(library)!r} does not exist")
         down_r, down_w = os.pipe()
         up_r, up_w = os.pipe()
+        _widen(down_w)
+        _widen(up_w)
         try:
             self._proc = subprocess.Popen(_host_argv(down_r, up_w, os.getpid(), str(self.library.resolve())),
                                           pass_fds=(down_r, up_w), stdin=subprocess.DEVNULL)
@@ -190,6 +206,8 @@ class AmiProcess:
             os.close(up_w)
         self._tx = Connection(down_w, readable=False)
         self._rx = Connection(up_r, writable=False)
+        self._poller = select.poll()  # one, not one per wait (Connection.poll builds a selector each time)
+        self._poller.register(up_r, select.POLLIN)
         self._finalizer = weakref.finalize(self, _end_host, self._proc, self._tx, self._rx)
         self._exchange("starting its host", None, limit_s=max(_START_S, self.timeout_s))
         hello = self._exchange("loading the library", None)
@@ -262,16 +280,15 @@ class AmiProcess:
             raise AmiError(f"{self._where}: a GetWave block must be 1-D, not of shape {w.shape}")
         if w.size == 0:
             return GetWaveOut(w.copy(), np.empty(0), "")
-        out = bytearray(w.nbytes)
-        clocks = bytearray(8 * (-(-w.size // self._samples_per_bit) + 8))
-        reply = self._exchange(call, {"op": "getwave", "n": w.size, "clocks": len(clocks) // 8}, send=(w,),
-                               into=(out, clocks))
+        m = -(-w.size // self._samples_per_bit) + 8
+        out = bytearray(8 * (w.size + m))  # the wave, then the clock times
+        reply = self._exchange(call, {"op": "getwave", "n": w.size, "clocks": m}, send=(w,), into=(out,))
         if reply.get("ret") == 0:
             self._fail(call, "returned 0 (failure)")
-        result = np.frombuffer(out, dtype=np.float64)
+        both = np.frombuffer(out, dtype=np.float64)
+        result, times = both[: w.size], both[w.size:]
         if not np.all(np.isfinite(result)):
             self._fail(call, "returned NaN or infinite samples")
-        times = np.frombuffer(clocks, dtype=np.float64)
         end = np.flatnonzero(times < 0)
         times = times[: end[0] if end.size else times.size].copy()
         if times.size and not (np.all(np.isfinite(times)) and np.all(np.diff(times) > 0)
@@ -370,7 +387,7 @@ class AmiProcess:
                 self._finalizer()
 
     def _recv(self, call: str, deadline: float, buf: bytearray | None, limit_s: float | None):
-        if not self._rx.poll(max(0.0, deadline - time.monotonic())):
+        if not self._poller.poll(max(0, math.ceil(1000 * (deadline - time.monotonic())))):
             limit = f"{self.timeout_s:g} s (timeout_s)" if limit_s is None else f"{limit_s:g} s"
             self._fail(call, f"gave no answer within {limit}: its process was killed")
         try:
