@@ -16,12 +16,16 @@ at a time, each message a ``send_bytes``:
 * ``{"op": "init", "rows", "cols", "dt", "bit", "params"}`` and the impulse matrix (raw
   float64, ``rows`` impulses of ``cols`` samples, V/s, row 0 the through) ->
   ``{"ret", "params_out", "msg"}`` and the matrix the model left;
-* ``{"op": "getwave", "n", "clocks"}`` and ``n`` float64 samples (V) -> ``{"ret",
-  "params_out"}``, the ``n`` samples the model left, and the ``clocks`` float64 clock times
-  (s; pre-filled with -1 before the call);
+* GetWave, the hot path, in binary and one message each way: the header :data:`WAVE_HEAD`
+  ``(0, n, m)`` and ``n`` float64 samples (V) -> the header ``(ret, length of
+  AMI_parameters_out, 0)``, the ``n`` samples the model left, ``m`` clock times (s;
+  pre-filled with -1 before the call) and the ``AMI_parameters_out`` bytes. The samples
+  stay where the request landed: the model works on the received buffer. (Each message
+  is a hand-over between the processes, which costs tens of microseconds on a busy
+  machine: more than the Python around it.);
 * ``{"op": "close"}`` -> ``{"ret"}``, and the host exits.
 
-The headers are JSON (the parent never unpickles what a model's process sends); the
+The other headers are JSON (the parent never unpickles what a model's process sends); the
 samples go to C by pointer into the received buffer, never sample by sample in Python.
 The strings a model returns (``AMI_parameters_out``, ``msg``) are copied out bounded by
 :data:`MAX_TEXT` bytes each.
@@ -35,15 +39,17 @@ import os
 import signal
 import struct
 import sys
-from multiprocessing.connection import Connection
+from multiprocessing.connection import BufferTooShort, Connection
 
 from phy._procs import _die_with_parent
 
 #: The most bytes of a string a model returns (``AMI_parameters_out``, ``msg``) copied
 #: out; a longer one is cut there (a string without its terminating NUL is cut there too).
 MAX_TEXT = 1 << 20
-#: The longest request header read (bytes): it carries ``AMI_parameters_in``.
-MAX_HEAD = 1 << 26
+#: A GetWave request's header, before its samples: ``(0, n, m)`` (``n`` samples, room for
+#: ``m`` clock times); its reply's: ``(ret, length of AMI_parameters_out, 0)``, followed
+#: by the ``n`` samples, the ``m`` clock times and the string (raw bytes).
+WAVE_HEAD = struct.Struct("=qqq")
 
 _D = ctypes.POINTER(ctypes.c_double)
 _P = ctypes.POINTER(ctypes.c_void_p)
@@ -62,16 +68,24 @@ class _LoadError(Exception):
     """The library cannot serve as an AMI model (the message says why, in one line)."""
 
 
-def _text(address: int | None) -> str:
+def _raw_text(address: int | None) -> bytes:
     """The NUL-terminated string a model returned at ``address``, at most
-    :data:`MAX_TEXT` bytes of it, as text (UTF-8, else Latin-1); ``""`` for NULL."""
+    :data:`MAX_TEXT` bytes of it; ``b""`` for NULL."""
     if not address:
-        return ""
-    raw = ctypes.string_at(address, _strnlen(address, MAX_TEXT))
+        return b""
+    return ctypes.string_at(address, _strnlen(address, MAX_TEXT))
+
+
+def decode(raw: bytes) -> str:
+    """A model's string as text: UTF-8, else Latin-1 (which reads any bytes)."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         return raw.decode("latin-1")
+
+
+def _text(address: int | None) -> str:
+    return decode(_raw_text(address))
 
 
 def _doubles(buf: bytearray):
@@ -95,7 +109,8 @@ class _Model:
         self.lib = lib
         self.handle = ctypes.c_void_p()
         self.keep: list = []  # what the model was handed and may still point to
-        self.wave = bytearray()
+        self.buf = bytearray(1 << 16)  # the last request, and a GetWave's reply
+        self.layout: tuple[int, int] | None = None  # the (n, m) of the GetWave views of buf
 
     @staticmethod
     def _entry(lib, name: str, argtypes: list):
@@ -119,19 +134,45 @@ class _Model:
         _send(tx, {"ret": int(ret), "params_out": _text(out.value), "msg": _text(msg.value)})
         tx.send_bytes(buf)
 
-    def getwave(self, rx: Connection, tx: Connection, head: dict) -> None:
-        n, m = int(head["n"]), int(head["clocks"])
-        if len(self.wave) != 8 * (n + m):  # kept while the blocks keep their length: the wave, then the clocks
-            self.wave = bytearray(8 * (n + m))
-            self.wave_c = (ctypes.c_double * n).from_buffer(self.wave)
-            self.clocks_c = (ctypes.c_double * m).from_buffer(self.wave, 8 * n)
-        if rx.recv_bytes_into(self.wave) != 8 * n:
+    def receive(self, rx: Connection) -> int:
+        """Read the next request into :attr:`buf` (replaced by a longer one when it does
+        not fit); its length (bytes)."""
+        try:
+            return rx.recv_bytes_into(self.buf)
+        except BufferTooShort as exc:
+            data = exc.args[0]
+            self.buf, self.layout = bytearray(len(data)), None
+            self.buf[:] = data
+            return len(data)
+
+    def getwave(self, tx: Connection, length: int) -> None:
+        """Run AMI_GetWave on the request in :attr:`buf`: the header, ``n`` samples, then
+        room for ``m`` clock times (8-byte aligned), handed to C where they lie."""
+        _, n, m = WAVE_HEAD.unpack_from(self.buf)
+        start = WAVE_HEAD.size
+        clocks, end = start + 8 * n, start + 8 * (n + m)
+        if length != clocks:
             raise ValueError("the wave block has the wrong length")
-        self.wave[8 * n:] = _MINUS_ONE * m
+        if self.layout != (n, m):  # the views are kept while the blocks keep their length
+            if len(self.buf) < end:
+                grown = bytearray(end)
+                grown[:length] = memoryview(self.buf)[:length]
+                self.buf = grown
+            self.wave_c = (ctypes.c_double * n).from_buffer(self.buf, start)
+            self.clocks_c = (ctypes.c_double * m).from_buffer(self.buf, clocks)
+            self.layout = (n, m)
+        self.buf[clocks:end] = _MINUS_ONE * m
         out = ctypes.c_void_p()
         ret = self.getwave_fn(self.wave_c, n, self.clocks_c, ctypes.byref(out), self.handle)
-        _send(tx, {"ret": int(ret), "params_out": _text(out.value)})
-        tx.send_bytes(self.wave)
+        text = _raw_text(out.value)
+        total = end + len(text)
+        if len(self.buf) < total:  # room for the string after the clock times
+            grown = bytearray(total + 4096)
+            grown[:end] = memoryview(self.buf)[:end]
+            self.buf, self.layout = grown, None
+        self.buf[end:total] = text
+        WAVE_HEAD.pack_into(self.buf, 0, ret, len(text), 0)
+        tx.send_bytes(memoryview(self.buf)[:total])  # one message: each hand-over between processes costs
 
     def close(self, tx: Connection) -> None:
         ret = self.close_fn(self.handle) if self.close_fn is not None else 1
@@ -145,12 +186,14 @@ def _send(tx: Connection, head: dict) -> None:
 def _serve(rx: Connection, tx: Connection, model: _Model) -> None:
     """Answer requests until ``close`` or the parent's end of the pipe closes."""
     while True:
-        head = json.loads(rx.recv_bytes(MAX_HEAD))
+        length = model.receive(rx)
+        if model.buf[:1] != b"{":
+            model.getwave(tx, length)
+            continue
+        head = json.loads(model.buf[:length])
         op = head.get("op")
         if op == "init":
             model.init(rx, tx, head)
-        elif op == "getwave":
-            model.getwave(rx, tx, head)
         elif op == "close":
             model.close(tx)
             return

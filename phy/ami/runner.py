@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from .._procs import _child_paths, _exit_reason
+from ._host import MAX_TEXT, WAVE_HEAD, decode
 from .errors import AmiError
 
 __all__ = ["AmiProcess", "GetWaveOut", "InitOut"]
@@ -188,6 +189,8 @@ class AmiProcess:
         self._init_done = False
         self._samples_per_bit = 1
         self._last_clock_s = -math.inf
+        self._request = np.empty(0)
+        self._text_room = 1024  # bytes kept for AMI_parameters_out after a GetWave reply's samples
         if not self.library.is_file():
             raise AmiError(f"{self._where}: the library file {str(library)!r} does not exist")
         down_r, down_w = os.pipe()
@@ -280,13 +283,18 @@ class AmiProcess:
             raise AmiError(f"{self._where}: a GetWave block must be 1-D, not of shape {w.shape}")
         if w.size == 0:
             return GetWaveOut(w.copy(), np.empty(0), "")
-        m = -(-w.size // self._samples_per_bit) + 8
-        out = bytearray(8 * (w.size + m))  # the wave, then the clock times
-        reply = self._exchange(call, {"op": "getwave", "n": w.size, "clocks": m}, send=(w,), into=(out,))
-        if reply.get("ret") == 0:
+        n, m = w.size, -(-w.size // self._samples_per_bit) + 8
+        if self._request.size != 3 + n:
+            self._request = np.empty(3 + n)  # WAVE_HEAD's three int64, then the samples; kept for the next block
+        self._request[:3].view(np.int64)[:] = (0, n, m)
+        self._request[3:] = w
+        out = bytearray(WAVE_HEAD.size + 8 * (n + m) + self._text_room)  # the reply lands here, the results view it
+        reply = self._exchange(call, self._request, into=(out,), wave=WAVE_HEAD.size + 8 * (n + m))
+        self._text_room = reply["text_bytes"] + 1024
+        if reply["ret"] == 0:
             self._fail(call, "returned 0 (failure)")
-        both = np.frombuffer(out, dtype=np.float64)
-        result, times = both[: w.size], both[w.size:]
+        both = np.frombuffer(out, dtype=np.float64, count=n + m, offset=WAVE_HEAD.size)
+        result, times = both[:n], both[n:]
         if not np.all(np.isfinite(result)):
             self._fail(call, "returned NaN or infinite samples")
         end = np.flatnonzero(times < 0)
@@ -296,7 +304,7 @@ class AmiProcess:
             self._fail(call, "returned clock times that are not finite and increasing")
         if times.size:
             self._last_clock_s = float(times[-1])
-        return GetWaveOut(result, times, str(reply.get("params_out", "")))
+        return GetWaveOut(result, times, reply["params_out"])
 
     def close(self) -> None:
         """Call ``AMI_Close`` (when ``AMI_Init`` succeeded and the library has it) and end
@@ -351,28 +359,38 @@ class AmiProcess:
         self._finalizer()
         raise AmiError(f"{self._where}: {self._dead}")
 
-    def _exchange(self, call: str, head: dict | None, send=(), into=(), limit_s: float | None = None) -> dict:
-        """Send a request (a JSON ``head`` and raw buffers ``send``), then read the
-        reply's header and its buffers into ``into`` (each exactly filled), all within
-        ``limit_s`` (default ``timeout_s``). A crash, a hang, a reply of the wrong shape or an
-        interruption here ends the host."""
+    def _exchange(self, call: str, head: dict | np.ndarray | None, send=(), into=(), limit_s: float | None = None,
+                  wave: int = 0) -> dict:
+        """Send a request (a JSON ``head``, or a raw one, and raw buffers ``send``), then
+        read the reply: its header (JSON) and its buffers into ``into`` (each exactly
+        filled); or, with ``wave`` (the bytes of a GetWave reply before its string), one
+        message into ``into[0]`` (made longer when it does not fit): :data:`WAVE_HEAD`,
+        the samples and clock times, the ``AMI_parameters_out`` bytes; all within ``limit_s`` (default
+        ``timeout_s``). A crash, a hang, a reply of the wrong shape or an interruption
+        here ends the host."""
         self._alive(call)
         deadline = time.monotonic() + (self.timeout_s if limit_s is None else limit_s)
         done = False
         try:
             try:
                 if head is not None:
-                    self._tx.send_bytes(json.dumps(head).encode("utf-8"))
+                    self._tx.send_bytes(json.dumps(head).encode("utf-8") if isinstance(head, dict) else head)
                 for buf in send:
                     self._tx.send_bytes(buf)
             except OSError:
                 pass  # the host is gone: reading its reply says how
-            reply = json.loads(self._recv(call, deadline, None, limit_s))
-            if not isinstance(reply, dict):
+            reply = None if wave else json.loads(self._recv(call, deadline, None, limit_s, _MAX_REPLY))
+            if not (wave or isinstance(reply, dict)):
                 self._fail(call, "got a reply it cannot read from its host")
-            if "error" in reply:
+            if not wave and "error" in reply:
                 self._fail(call, f"failed: {_one_line(reply['error'])}")
-            for buf in into:
+            if wave:  # one message: the header, the samples, the clock times, AMI_parameters_out
+                got = self._recv(call, deadline, into[0], limit_s, grow=True)
+                ret, size, _ = WAVE_HEAD.unpack_from(into[0])
+                if not 0 <= size <= MAX_TEXT or got != wave + size:
+                    self._fail(call, "got a reply of the wrong length from its host")
+                reply = {"ret": ret, "params_out": decode(bytes(into[0][wave:got])), "text_bytes": size}
+            for buf in () if wave else into:
                 if self._recv(call, deadline, buf, limit_s) != len(buf):
                     self._fail(call, "got a reply of the wrong length from its host")
             done = True
@@ -386,14 +404,20 @@ class AmiProcess:
                 self._dead = f"{call} was interrupted, and its process was killed"
                 self._finalizer()
 
-    def _recv(self, call: str, deadline: float, buf: bytearray | None, limit_s: float | None):
+    def _recv(self, call: str, deadline: float, buf: bytearray | None, limit_s: float | None, longest: int = 0,
+              grow: bool = False):
         if not self._poller.poll(max(0, math.ceil(1000 * (deadline - time.monotonic())))):
             limit = f"{self.timeout_s:g} s (timeout_s)" if limit_s is None else f"{limit_s:g} s"
             self._fail(call, f"gave no answer within {limit}: its process was killed")
         try:
-            return self._rx.recv_bytes(_MAX_REPLY) if buf is None else self._rx.recv_bytes_into(buf)
-        except BufferTooShort:
-            self._fail(call, "got a reply of the wrong length from its host")
+            return self._rx.recv_bytes(longest) if buf is None else self._rx.recv_bytes_into(buf)
+        except BufferTooShort as exc:
+            if not grow:
+                self._fail(call, "got a reply of the wrong length from its host")
+            data = exc.args[0]  # longer than buf: buf takes its length
+            buf[len(data):] = b""
+            buf[:] = data
+            return len(data)
         except (EOFError, OSError):
             try:
                 code = self._proc.wait(timeout=_EXIT_S)
