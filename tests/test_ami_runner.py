@@ -227,6 +227,14 @@ def test_a_model_string_is_copied_out_bounded_to_one_megabyte(lib):
     assert out.message == "x" * (1 << 20)
 
 
+def test_a_long_getwave_string_comes_back_whole_with_the_samples(lib):
+    wave = np.random.default_rng(3).normal(size=100)
+    with AmiProcess(lib["garbage"], "garbage", timeout_s=10) as p:
+        p.init(_impulse(), DT, UI, "(garbage (mode longout))")
+        outs = [p.getwave(wave) for _ in range(3)]  # longer than the room kept for it, then not
+    assert all(o.params_out == "y" * 5000 and np.array_equal(o.wave, wave) for o in outs)
+
+
 # ----------------------------------------------------------------------------- not a model
 def test_a_library_without_ami_init_is_refused_at_construction(lib):
     with pytest.raises(AmiError) as e:

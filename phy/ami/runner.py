@@ -23,6 +23,7 @@ import subprocess
 import sys
 import time
 import weakref
+from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing.connection import BufferTooShort, Connection
 from pathlib import Path
@@ -288,10 +289,10 @@ class AmiProcess:
             self._request = np.empty(3 + n)  # WAVE_HEAD's three int64, then the samples; kept for the next block
         self._request[:3].view(np.int64)[:] = (0, n, m)
         self._request[3:] = w
-        out = bytearray(WAVE_HEAD.size + 8 * (n + m) + self._text_room)  # the reply lands here, the results view it
-        reply = self._exchange(call, self._request, into=(out,), wave=WAVE_HEAD.size + 8 * (n + m))
-        self._text_room = reply["text_bytes"] + 1024
-        if reply["ret"] == 0:
+        fixed = WAVE_HEAD.size + 8 * (n + m)
+        out = bytearray(fixed + self._text_room)  # the reply lands here, and the results view it
+        ret, params_out = self._wave_exchange(self._request, out, fixed)
+        if ret == 0:
             self._fail(call, "returned 0 (failure)")
         both = np.frombuffer(out, dtype=np.float64, count=n + m, offset=WAVE_HEAD.size)
         result, times = both[:n], both[n:]
@@ -304,7 +305,7 @@ class AmiProcess:
             self._fail(call, "returned clock times that are not finite and increasing")
         if times.size:
             self._last_clock_s = float(times[-1])
-        return GetWaveOut(result, times, reply["params_out"])
+        return GetWaveOut(result, times, params_out)
 
     def close(self) -> None:
         """Call ``AMI_Close`` (when ``AMI_Init`` succeeded and the library has it) and end
@@ -359,68 +360,84 @@ class AmiProcess:
         self._finalizer()
         raise AmiError(f"{self._where}: {self._dead}")
 
-    def _exchange(self, call: str, head: dict | np.ndarray | None, send=(), into=(), limit_s: float | None = None,
-                  wave: int = 0) -> dict:
-        """Send a request (a JSON ``head``, or a raw one, and raw buffers ``send``), then
-        read the reply: its header (JSON) and its buffers into ``into`` (each exactly
-        filled); or, with ``wave`` (the bytes of a GetWave reply before its string), one
-        message into ``into[0]`` (made longer when it does not fit): :data:`WAVE_HEAD`,
-        the samples and clock times, the ``AMI_parameters_out`` bytes; all within ``limit_s`` (default
-        ``timeout_s``). A crash, a hang, a reply of the wrong shape or an interruption
-        here ends the host."""
+    @contextmanager
+    def _calling(self, call: str, limit_s: float | None = None):
+        """Around one request and its reply: yields the deadline (``time.monotonic``, s;
+        ``limit_s``, default ``timeout_s``, from now). Anything but an :class:`AmiError`
+        that stops it halfway (Ctrl-C) leaves the pipes out of step: the host is ended."""
         self._alive(call)
-        deadline = time.monotonic() + (self.timeout_s if limit_s is None else limit_s)
-        done = False
+        finished = False
         try:
-            try:
-                if head is not None:
-                    self._tx.send_bytes(json.dumps(head).encode("utf-8") if isinstance(head, dict) else head)
-                for buf in send:
-                    self._tx.send_bytes(buf)
-            except OSError:
-                pass  # the host is gone: reading its reply says how
-            reply = None if wave else json.loads(self._recv(call, deadline, None, limit_s, _MAX_REPLY))
-            if not (wave or isinstance(reply, dict)):
-                self._fail(call, "got a reply it cannot read from its host")
-            if not wave and "error" in reply:
-                self._fail(call, f"failed: {_one_line(reply['error'])}")
-            if wave:  # one message: the header, the samples, the clock times, AMI_parameters_out
-                got = self._recv(call, deadline, into[0], limit_s, grow=True)
-                ret, size, _ = WAVE_HEAD.unpack_from(into[0])
-                if not 0 <= size <= MAX_TEXT or got != wave + size:
-                    self._fail(call, "got a reply of the wrong length from its host")
-                reply = {"ret": ret, "params_out": decode(bytes(into[0][wave:got])), "text_bytes": size}
-            for buf in () if wave else into:
-                if self._recv(call, deadline, buf, limit_s) != len(buf):
-                    self._fail(call, "got a reply of the wrong length from its host")
-            done = True
-            return reply
-        except ValueError as exc:  # a reply header that is not JSON
-            if isinstance(exc, AmiError):
-                raise
-            self._fail(call, "got a reply it cannot read from its host")
+            yield time.monotonic() + (self.timeout_s if limit_s is None else limit_s)
+            finished = True
         finally:
-            if not done and self._dead is None:  # interrupted (Ctrl-C) or an unforeseen error
+            if not finished and self._dead is None:
                 self._dead = f"{call} was interrupted, and its process was killed"
                 self._finalizer()
 
-    def _recv(self, call: str, deadline: float, buf: bytearray | None, limit_s: float | None, longest: int = 0,
-              grow: bool = False):
+    def _send(self, *messages) -> None:
+        try:
+            for message in messages:
+                self._tx.send_bytes(message)
+        except OSError:
+            pass  # the host is gone: reading its reply says how
+
+    def _exchange(self, call: str, head: dict | None, send=(), into=(), limit_s: float | None = None) -> dict:
+        """Send a request (a JSON ``head``, then raw buffers ``send``), read the reply's
+        JSON header and then its buffers into ``into`` (each exactly filled), all within
+        ``limit_s`` (s; default ``timeout_s``)."""
+        with self._calling(call, limit_s) as deadline:
+            self._send(*([] if head is None else [json.dumps(head).encode("utf-8")]), *send)
+            text = self._recv(call, deadline, limit_s, longest=_MAX_REPLY)
+            try:
+                reply = json.loads(text)
+            except ValueError:  # not JSON
+                reply = None
+            if not isinstance(reply, dict):
+                self._fail(call, "got a reply it cannot read from its host")
+            if "error" in reply:
+                self._fail(call, f"failed: {_one_line(reply['error'])}")
+            for buf in into:
+                if self._recv(call, deadline, limit_s, into=buf) != len(buf):
+                    self._fail(call, "got a reply of the wrong length from its host")
+            return reply
+
+    def _wave_exchange(self, request: np.ndarray, out: bytearray, fixed: int) -> tuple[int, str]:
+        """Send a GetWave request (one message) and read its reply (one message) into
+        ``out``, longer when it does not fit: :data:`WAVE_HEAD`, the samples and clock times
+        (``fixed`` bytes in all), then ``AMI_parameters_out``. Returns ``(ret,
+        params_out)``."""
+        call = "AMI_GetWave"
+        with self._calling(call) as deadline:
+            self._send(request)
+            got = self._recv(call, deadline, None, into=out, grow=True)
+            ret, size, _ = WAVE_HEAD.unpack_from(out)
+            if not 0 <= size <= MAX_TEXT or got != fixed + size:
+                self._fail(call, "got a reply of the wrong length from its host")
+            self._text_room = size + 1024  # the next reply's string is likely as long
+            return ret, decode(bytes(out[fixed:got]))
+
+    def _recv(self, call: str, deadline: float, limit_s: float | None, longest: int = 0,
+              into: bytearray | None = None, grow: bool = False):
+        """The next message (at most ``longest`` bytes), or its length once read into
+        ``into`` (made longer with ``grow``, else refused when it does not fit), by the
+        deadline; the host's end (a crash) or a missed deadline ends it and raises."""
         if not self._poller.poll(max(0, math.ceil(1000 * (deadline - time.monotonic())))):
             limit = f"{self.timeout_s:g} s (timeout_s)" if limit_s is None else f"{limit_s:g} s"
             self._fail(call, f"gave no answer within {limit}: its process was killed")
         try:
-            return self._rx.recv_bytes(longest) if buf is None else self._rx.recv_bytes_into(buf)
+            return self._rx.recv_bytes(longest) if into is None else self._rx.recv_bytes_into(into)
         except BufferTooShort as exc:
-            if not grow:
-                self._fail(call, "got a reply of the wrong length from its host")
-            data = exc.args[0]  # longer than buf: buf takes its length
-            buf[len(data):] = b""
-            buf[:] = data
-            return len(data)
+            data = exc.args[0] if grow else None
         except (EOFError, OSError):
-            try:
-                code = self._proc.wait(timeout=_EXIT_S)
-            except subprocess.TimeoutExpired:
-                self._fail(call, "broke its pipe: its process was killed")
-            self._fail(call, f"crashed: {_exit_reason(code)}")
+            data = False
+        if data is None:
+            self._fail(call, "got a reply of the wrong length from its host")
+        if data is not False:
+            into[:] = data  # longer than into: it takes the reply's length
+            return len(data)
+        try:
+            code = self._proc.wait(timeout=_EXIT_S)
+        except subprocess.TimeoutExpired:
+            self._fail(call, "broke its pipe: its process was killed")
+        self._fail(call, f"crashed: {_exit_reason(code)}")

@@ -7,13 +7,15 @@
    clock     AMI_GetWave writes clock times that go back (1e-9, then 0.5e-9);
    clocknan  AMI_GetWave writes a NaN clock time;
    clockback each AMI_GetWave writes clock times from 0 again (they go back across blocks);
-   closefail AMI_Close returns 0. */
+   closefail AMI_Close returns 0;
+   longout   AMI_GetWave succeeds with a 5000-character AMI_parameters_out (not garbage: long). */
 #include <math.h>
 #include <stdlib.h>
 #include "ami_test.h"
 
 static char mode[16];
 static char *long_msg;
+static char long_out[5001];
 
 long AMI_Init(double *impulse_matrix, long row_size, long aggressors, double sample_interval, double bit_time,
               char *AMI_parameters_in, char **AMI_parameters_out, void **AMI_memory_handle, char **msg)
@@ -48,6 +50,10 @@ long AMI_GetWave(double *wave, long wave_size, double *clock_times, char **AMI_p
         wave[wave_size - 1] = NAN;
     if (strcmp(mode, "wavefail") == 0)
         return 0;
+    if (strcmp(mode, "longout") == 0) {
+        memset(long_out, 'y', sizeof long_out - 1);
+        *AMI_parameters_out = long_out;
+    }
     if (strcmp(mode, "clock") == 0) {
         clock_times[0] = 1e-9;
         clock_times[1] = 0.5e-9;
