@@ -292,6 +292,18 @@ def test_the_host_ends_on_close_on_context_exit_and_on_garbage_collection(lib):
     assert _gone(pid)
 
 
+def test_a_model_made_in_a_thread_that_ended_keeps_its_host(lib):
+    import threading
+
+    made = []
+    t = threading.Thread(target=lambda: made.append(AmiProcess(lib["passthrough"], "pt", timeout_s=10)))
+    t.start()
+    t.join()
+    time.sleep(0.2)  # the kernel's parent-death signal, were it tied to that thread, has come by now
+    with made[0] as p:
+        assert p.init(_impulse(), DT, UI, "(pt)").message == "passthrough: impulse left as it is"
+
+
 _CHILD = """
 import sys
 import numpy as np

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._procs import _child_paths, _exit_reason
+from .._procs import _child_paths, _exit_reason, _spawn
 from ._host import MAX_TEXT, WAVE_HEAD, decode
 from .errors import AmiError
 
@@ -176,9 +176,9 @@ class AmiProcess:
     -----
     A context manager: :meth:`close` (``AMI_Close``, then the host ends) runs at the
     ``with`` block's end. A host not closed is killed when the object is collected or the
-    interpreter exits, and dies with the process that started it (on Linux the kernel
-    kills it when the *thread* that made this object ends: make it in a thread that
-    outlives it).
+    interpreter exits, and dies with the process that started it, even mid-call (on Linux;
+    it is started from a thread that lives as long as the process,
+    :func:`phy._procs._spawn`, so an object made in a short-lived thread keeps its host).
     """
 
     def __init__(self, library: Path | str, name: str, timeout_s: float = 60.0):
@@ -199,8 +199,8 @@ class AmiProcess:
         _widen(down_w)
         _widen(up_w)
         try:
-            self._proc = subprocess.Popen(_host_argv(down_r, up_w, os.getpid(), str(self.library.resolve())),
-                                          pass_fds=(down_r, up_w), stdin=subprocess.DEVNULL)
+            self._proc = _spawn(_host_argv(down_r, up_w, os.getpid(), str(self.library.resolve())),
+                                pass_fds=(down_r, up_w), stdin=subprocess.DEVNULL)
         except OSError as exc:
             os.close(down_w)
             os.close(up_r)
