@@ -5,7 +5,7 @@ down this process, never the caller's.
 Started as ``python -I -c <bootstrap> <rfd> <wfd> <parent_pid> <library>`` by
 :func:`phy.ami.runner._host_argv` (which loads this module without running ``phy``'s
 ``__init__``: the host imports the standard library only, no numpy, scipy or Numba, so it
-starts in about a tenth of a second); ``python -m phy.ami._host <rfd> <wfd> <parent_pid>
+is ready in a few tenths of a second, not the seconds ``import phy`` takes); ``python -m phy.ami._host <rfd> <wfd> <parent_pid>
 <library>`` works too, but imports ``phy`` whole first.
 
 The protocol, on two pipes (:class:`multiprocessing.connection.Connection`), one request
@@ -17,7 +17,7 @@ at a time, each message a ``send_bytes``:
   float64, ``rows`` impulses of ``cols`` samples, V/s, row 0 the through) ->
   ``{"ret", "params_out", "msg"}`` and the matrix the model left;
 * GetWave, the hot path, in binary and one message each way: the header :data:`WAVE_HEAD`
-  ``(0, n, m)`` and ``n`` float64 samples (V) -> the header ``(ret, length of
+  ``(0, n, m)`` (its first byte 0 tells it from a JSON request's ``{``) and ``n`` float64 samples (V) -> the header ``(ret, length of
   AMI_parameters_out, 0)``, the ``n`` samples the model left, ``m`` clock times (s;
   pre-filled with -1 before the call) and the ``AMI_parameters_out`` bytes. The samples
   stay where the request landed: the model works on the received buffer. (Each message
