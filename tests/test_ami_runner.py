@@ -181,6 +181,27 @@ def test_a_hang_is_killed_at_the_time_limit(lib, mode, call):
     assert _gone(p.pid)
 
 
+def test_an_interrupted_call_ends_the_host_and_says_so(lib):
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    p = AmiProcess(lib["hang"], "hang", timeout_s=60)
+    p.init(_impulse(), DT, UI, "(hang (mode getwave))")
+    old = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)  # Ctrl-C while the model spins
+        with pytest.raises(KeyboardInterrupt):
+            p.getwave(np.ones(64))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert _gone(p.pid)
+    with pytest.raises(AmiError) as e:
+        p.getwave(np.ones(64))
+    assert _one_line(e, "hang", "libhang.so", "AMI_GetWave").endswith(
+        "AMI_GetWave cannot run: AMI_GetWave was interrupted, and its process was killed")
+
+
 def test_a_hang_in_close_is_killed_at_the_time_limit(lib):
     p = AmiProcess(lib["hang"], "hang", timeout_s=LIMIT_S)
     p.init(_impulse(), DT, UI, "(hang (mode close))")
