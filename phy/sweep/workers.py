@@ -3,7 +3,6 @@ workers killed and replaced, dying with their parent), in this process, or on Da
 
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
 import subprocess
@@ -12,8 +11,9 @@ import threading
 import time
 from collections import deque
 from multiprocessing import connection as _mpc
-from pathlib import Path
 
+from .._procs import _PACKAGE_ROOT, _die_with_parent, _exit_reason
+from .._procs import _child_paths as _worker_paths
 from ..errors import ConfigError
 from .point import evaluate_point
 from .spec import medium_key, point_key
@@ -29,36 +29,6 @@ def _failure(p: dict, status: str, error: str, seconds: float = 0.0, **extra) ->
 def _timed_out(p: dict, limit_s: float, seconds: float, how: str) -> dict:
     return _failure(p, "timeout", f"no result within the time limit of {limit_s:g} s (point_timeout_s); {how}",
                     seconds, timeout_s=limit_s)
-
-
-def _exit_reason(code: int | None) -> str:
-    """How a worker process ended, from its return code (negative: the signal)."""
-    if code is None:
-        return "it stopped answering"
-    if code < 0:
-        try:
-            return f"killed by signal {-code} ({signal.Signals(-code).name})"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exited with status {code}"
-
-
-def _die_with_parent(parent: int) -> None:
-    """Make this worker end when the process that started it dies, even mid-point.
-
-    On Linux the kernel sends SIGKILL to the worker when its parent dies
-    (``prctl(PR_SET_PDEATHSIG)``), which ends a worker stuck in compiled code too. (The
-    kernel means the parent *thread* that started it: the runner starts workers from the
-    thread that runs the sweep, which outlives them.) Elsewhere a worker ends at its next
-    read or write of the parent's pipe (EOF or EPIPE), that is when its point is done.
-    """
-    if sys.platform.startswith("linux"):
-        try:
-            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass
-    if os.getppid() != parent:  # the parent died before the request took effect
-        os._exit(0)
 
 
 def _serve(rfd: int, wfd: int, parent: int) -> None:
@@ -89,16 +59,6 @@ def _site_hook() -> None:
         importlib.import_module("sitecustomize")
 
 
-def _worker_paths() -> list[str]:
-    """The folders a worker imports from, ahead of the interpreter's own (its standard
-    library and site-packages): this package's own folder, so the worker runs this same
-    ``phy`` (an editable install, a plain install or a checkout on ``PYTHONPATH``), then
-    the absolute folders of ``PYTHONPATH`` in their order. Relative and empty entries
-    (the current folder, wherever the run is started) are left out."""
-    extra = os.environ.get("PYTHONPATH", "").split(os.pathsep)
-    return list(dict.fromkeys([_PACKAGE_ROOT, *(p for p in extra if p and os.path.isabs(p))]))
-
-
 def _worker_argv(rfd: int, wfd: int, parent: int) -> list[str]:
     """The command of a worker process: an isolated interpreter (``-I``: no current folder
     or script folder on ``sys.path``, no ``PYTHON*`` variables, no user site-packages), so a
@@ -116,7 +76,6 @@ def _worker_argv(rfd: int, wfd: int, parent: int) -> list[str]:
 MEDIA_REMEMBERED = 32
 MEDIA_SCAN = 256
 
-_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 #: One thread per worker for the BLAS and OpenMP pools unless the environment says
 #: otherwise (Dask's workers have the same): the workers are the parallelism, and threads
 #: under them oversubscribe the cores. Measured on 2 cores, 96 preset points on 2 workers:
