@@ -60,6 +60,10 @@ Subpackages, each with its own ``__all__`` and a "Public API" section of its own
 :mod:`phy.topology`
     racks, domains, decode and exports (loaded on first use: ``phy.topology.nvl72()``
     after a bare ``import phy``).
+:mod:`phy.ami`
+    IBIS-AMI models: ``.ibs`` and ``.ami`` files read, a vendor's library run in a
+    process of its own, :class:`phy.ami.AmiModel` for ``Transmitter(ami=...)`` and
+    ``Receiver(ami=...)`` (loaded on first use).
 :mod:`phy.config`
     the input layer: link, sweep and rack files read and checked, a file or a dict to a
     :class:`phy.LinkSpec` (loaded on first use).
@@ -70,7 +74,7 @@ Subpackages, each with its own ``__all__`` and a "Public API" section of its own
     :mod:`phy.serdes.signals`).
 
 ``phy.serdes``, ``phy.engines`` and ``phy.link`` load with ``import phy``;
-``phy.config``, ``phy.latency``, ``phy.topology`` and ``phy.sweep`` are attributes of ``phy`` that load
+``phy.ami``, ``phy.config``, ``phy.latency``, ``phy.topology`` and ``phy.sweep`` are attributes of ``phy`` that load
 when first touched (PEP 562), so ``import phy`` stays light.
 
 Private modules
@@ -157,7 +161,7 @@ __all__ = [
 #: Subpackages reached as attributes of ``phy`` without importing them up front
 #: (``phy.topology.nvl72()`` after a bare ``import phy``): the system layer, the layered
 #: latency model and sweeps load only when first touched (PEP 562).
-_LAZY_SUBPACKAGES = ("config", "latency", "sweep", "topology")
+_LAZY_SUBPACKAGES = ("ami", "config", "latency", "sweep", "topology")
 
 
 def __getattr__(name: str):

@@ -139,7 +139,8 @@ def _gaussian_terms(at: _Cursors, lk: PreparedLink, jitter: Jitter, slope, d_pow
     w = at.w
     sig_rx2 = float(rx_noise_acf(lk, w, 1)[0])
     t0 = at.m_s + at.spu * at.k
-    sig_tx2 = (lk.tx_noise_rms * at.swing) ** 2 * float(np.sum(np.convolve(at.at(lk.analog.samples, t0), w) ** 2))
+    sig_tx2 = (lk.tx_noise_rms * at.swing) ** 2 * float(np.sum(np.convolve(at.at(lk.tx_noise_pulse.samples, t0), w)
+                                                                          ** 2))
     g_j = np.convolve(at.at(slope, t0), w) * at.swing
     sig_j2 = jitter.rj_rms_s**2 * d_power * float(np.sum(g_j**2))
     own = jitter.rj_rms_s**2 * d_power * float(g_j[at.main] ** 2) if jitter.model == "symbol" else 0.0

@@ -156,7 +156,8 @@ def _memory(eye: StatEye, rest, n: int) -> np.ndarray:
         out += float(np.mean(eye.levels**2)) * acov(rest)
         spu = lk.analog.samples_per_ui
         t0 = lk.sampling_index + spu * np.arange(-lk.n_pre, lk.cursors.size - lk.n_pre)
-        q = np.convolve(np.interp(t0, np.arange(lk.analog.samples.size), lk.analog.samples, left=0.0, right=0.0), w)
+        path = lk.tx_noise_pulse.samples
+        q = np.convolve(np.interp(t0, np.arange(path.size), path, left=0.0, right=0.0), w)
         sig_tx = eye.sigma_v.get("tx", 0.0)
         if sig_tx > 0 and np.any(q):
             out += sig_tx**2 * acov(q) / float(q @ q)

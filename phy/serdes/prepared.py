@@ -32,6 +32,7 @@ from _linkmodel._recent import Recent
 from .._validate import integer, number
 from ..errors import ConfigError
 from . import pulse as pl
+from .pulse import step_from_pulse
 from .equalisers import solve_ffe_dfe
 from .impairments import AdcInput, Impairments, adc_top_v
 from .limits import MAX_PULSE_PEAK, MAX_SLICER_V, check_pulse
@@ -85,6 +86,10 @@ class PreparedLink:
     adc_clip_v2 : float
         What clipping takes off the ADC's input in power, ``E[(|x| - top)^2; |x| > top]``
         (V^2) over the input's exact distribution.
+    through : channels.PulseResponse or None
+        With an IBIS-AMI transmitter (whose ``AMI_Init`` response is in ``analog``): the
+        pulse through the front end without it, the path the transmitter's noise crosses
+        (:attr:`tx_noise_pulse`); None otherwise.
     """
 
     pulse: channels.PulseResponse
@@ -105,6 +110,12 @@ class PreparedLink:
     adc_full_scale_v: float = float("inf")
     adc_input_rms_v: float = 0.0
     adc_clip_v2: float = 0.0
+    through: channels.PulseResponse | None = None
+
+    @property
+    def tx_noise_pulse(self) -> channels.PulseResponse:
+        """The pulse the transmitter's noise crosses (added after its FFE, at the driver)."""
+        return self.analog if self.through is None else self.through
 
     @property
     def adc_top_v(self) -> float:
@@ -130,14 +141,6 @@ class PreparedLink:
             "adc_input_rms_v": self.adc_input_rms_v,
             "adc_clip_v2": self.adc_clip_v2,
         }
-
-
-def step_from_pulse(p: np.ndarray, spu: int) -> np.ndarray:
-    """``s[m] = sum_(k >= 0) p[m - k spu]``: the response to a step made of unit symbols."""
-    n_ui = -(-p.size // spu)
-    q = np.zeros(n_ui * spu)
-    q[: p.size] = p
-    return np.cumsum(q.reshape(n_ui, spu), axis=0).reshape(-1)[: p.size]
 
 
 def prepare_link(
@@ -175,12 +178,12 @@ def prepare_link(
     noise = noise or Noise()
     cdr = cdr or Cdr()
     raw = _raw_pulse(link, baud_hz, samples_per_ui)
-    analog, eq = _through_front_end(raw, tx, rx)
+    analog, eq, through = _through_front_end(raw, tx, rx)
     check_pulse(eq.samples, "the pulse response through the front end and the Tx FFE")
     m_s = _sampling_point(eq, cdr, rx)
     cursors, n_pre = _cursors(eq.samples, m_s, raw.samples_per_ui, rx)
     sym_power = float(np.mean(tx.levels**2))
-    g, R, white2, tx_sigma = _adc_noise(noise, tx, rx, cursors[n_pre], sym_power, raw.baud_hz)
+    g, R, white2, tx_sigma = _adc_noise(noise, tx, rx, cursors[n_pre], sym_power, raw.baud_hz, raw.samples_per_ui)
     imp = rx.impairments or Impairments()
     w = imp.round_ffe(_rx_ffe_taps(rx, cursors, n_pre, R, tx, tx_sigma, sym_power))
     comb = np.convolve(cursors, w)
@@ -193,9 +196,10 @@ def prepare_link(
     _check_slicer(comb, tx.swing_v, R)
     lv = tx.levels
     # the ADC's input: the signal, the receiver's noise and the transmitter's through the path
+    path = through or analog
     tx_v2 = (tx_sigma * tx.swing_v) ** 2 * float(np.sum(np.interp(
-        m_s + raw.samples_per_ui * np.arange(-n_pre, cursors.size - n_pre), np.arange(analog.samples.size),
-        analog.samples) ** 2))
+        m_s + raw.samples_per_ui * np.arange(-n_pre, cursors.size - n_pre), np.arange(path.samples.size),
+        path.samples) ** 2))
     noise_in = float(np.sqrt(R[0] + tx_v2))
     step, fs, clip = 0.0, float("inf"), 0.0
     in_rms = float(np.sqrt(sym_power * tx.swing_v**2 * np.sum(cursors**2) + noise_in**2))
@@ -208,6 +212,7 @@ def prepare_link(
         h0_v=h0_v, thresholds_v=h0_v * 0.5 * (lv[1:] + lv[:-1]), rx_noise_rms_v=float(np.sqrt(R[0])),
         tx_noise_rms=tx_sigma, rx_noise_fir=g, white_noise_rms_v=float(np.sqrt(white2)),
         impairments=imp, adc_step_v=step, adc_full_scale_v=fs, adc_input_rms_v=in_rms, adc_clip_v2=clip,
+        through=through,
     )
 
 
@@ -215,15 +220,28 @@ _FRONT = Recent(4)  # the last pulses through the front end: the eye's sampling 
 
 
 def _through_front_end(raw: channels.PulseResponse, tx: Transmitter, rx: Receiver) -> tuple:
-    """``(analog, eq)``: the pulse ``raw`` through the front end (Tx edge, Rx filter, CTLE),
+    """``(analog, eq, through)``: the pulse ``raw`` through the front end (Tx edge, Rx filter, CTLE),
     then through the Tx FFE; remembered for the last 4 pulse objects and the settings they
-    depend on (a link prepared at several sampling phases filters its pulse once)."""
+    depend on (a link prepared at several sampling phases filters its pulse once).
+
+    With IBIS-AMI models (``tx.ami``, ``rx.ami``) their ``AMI_Init`` takes the place of the
+    Tx FFE and of the CTLE, in IBIS-AMI's order (the transmitter's on the channel, the
+    receiver's on what it returns); ``analog`` is then the pulse with the transmitter's
+    model in it (the simulator sends plain symbols: ``tx.ffe`` is one tap), and ``through``
+    the pulse without it (the transmitter's noise path; None without a Tx model)."""
 
     def make():
         analog = pl.filtered(raw, pl.front_end(tx.rise_time_s, rx.bandwidth_hz, rx.filter_order, rx.ctle))
-        return raw, analog, pl.tx_equalised(analog, tx.ffe)
+        if tx.ami is not None:
+            eq = tx.ami.equalise(analog)
+            if rx.ami is not None:
+                eq, analog = rx.ami.equalise(eq), rx.ami.equalise(analog)
+            return raw, eq, eq, analog
+        if rx.ami is not None:
+            analog = rx.ami.equalise(analog)
+        return raw, analog, pl.tx_equalised(analog, tx.ffe), None
 
-    key = (id(raw), tx.rise_time_s, rx.bandwidth_hz, rx.filter_order, rx.ctle, tx.ffe)
+    key = (id(raw), tx.rise_time_s, rx.bandwidth_hz, rx.filter_order, rx.ctle, tx.ffe, tx.ami, rx.ami)
     try:
         hash(key)
     except TypeError:  # a CTLE or FFE holding something unhashable: no memory
@@ -306,7 +324,8 @@ def _cursors(y: np.ndarray, m_s: float, spu: int, rx: Receiver) -> tuple[np.ndar
     return cursors, n_pre
 
 
-def _adc_noise(noise: Noise, tx: Transmitter, rx: Receiver, main: float, sym_power: float, baud: float):
+def _adc_noise(noise: Noise, tx: Transmitter, rx: Receiver, main: float, sym_power: float, baud: float,
+               spu: int):
     """(shaping FIR, autocorrelation per UI lag, white variance, Tx noise per symbol) at
     the ADC. With ``tx_model="cursor"`` the transmitter's noise is white at the sampler
     on the main cursor (93A-30) instead of per symbol at the driver."""
@@ -319,15 +338,48 @@ def _adc_noise(noise: Noise, tx: Transmitter, rx: Receiver, main: float, sym_pow
     if noise.rx_noise_psd_v2_per_hz > 0 or noise.input_psd is not None:
         if rx.bandwidth_hz is None:
             raise ConfigError("a receiver noise density (rx_noise_psd_v2_per_hz, input_psd) needs Receiver.bandwidth_hz")
-        if noise.input_psd is None:
+        if noise.input_psd is None and rx.ami is None:
             g, R = _rx_noise_filter(noise.rx_noise_psd_v2_per_hz, baud, rx.bandwidth_hz, rx.filter_order, rx.ctle)
         else:
             rx_h = pl.front_end(None, rx.bandwidth_hz, rx.filter_order, rx.ctle)
+            if rx.ami is not None:
+                rx_h = _times(rx_h, _ami_transfer(rx.ami, baud, spu))
             g, R = shaped_noise_filter(noise.rx_noise_psd_v2_per_hz, baud, rx_h, extra_psd=noise.input_psd_at)
         g, R = g.copy(), R.copy()
         R[0] += white2
         return g, R, white2, tx_sigma
     return np.zeros(1), np.array([white2]), white2, tx_sigma
+
+
+_AMI_H = Recent(4)  # the last AMI receivers' own responses: a sweep prepares one model on many channels
+
+
+def _ami_transfer(model, baud: float, spu: int):
+    """The AMI receiver's own transfer function, a callable of frequency (Hz): its
+    ``AMI_Init`` response to a unit impulse (:meth:`phy.ami.AmiModel.impulse_response`, 256
+    UIs at the simulation's sampling) on a fine frequency grid, interpolated; zero above the
+    sampling's Nyquist frequency, which the model never sees."""
+
+    def make():
+        dt = 1.0 / (baud * spu)
+        g, n0 = model.impulse_response(dt, 1.0 / baud, 256 * spu)
+        n_fft = 8 * g.size
+        f = np.fft.rfftfreq(n_fft, dt)
+        spec = np.fft.rfft(g, n_fft) * np.exp(2j * np.pi * f * n0 * dt)
+        return model, f, spec
+
+    _, f, spec = _AMI_H.remember((id(model), baud, spu), make, lambda h: h[0] is model)
+
+    def h(f_hz):
+        x = np.asarray(f_hz, dtype=float)
+        return np.interp(x, f, spec.real, right=0.0) + 1j * np.interp(x, f, spec.imag, right=0.0)
+
+    return h
+
+
+def _times(a, b):
+    """The product of two transfer functions."""
+    return lambda f: a(f) * b(f)
 
 
 def _rx_noise_filter(psd: float, baud: float, bandwidth_hz: float, order: int, ctle) -> tuple:

@@ -194,3 +194,28 @@ def plot_pulse(pulse, sampling_index: float | None = None, n_pre: int = 3, n_pos
     ax.set_xlabel("time (ps)")
     ax.set_ylabel("pulse response (mV/V)")
     return ax
+
+
+def step_from_pulse(p: np.ndarray, spu: int) -> np.ndarray:
+    """``s[m] = sum_(k >= 0) p[m - k spu]``: the response to a step made of unit symbols."""
+    n_ui = -(-p.size // spu)
+    q = np.zeros(n_ui * spu)
+    q[: p.size] = p
+    return np.cumsum(q.reshape(n_ui, spu), axis=0).reshape(-1)[: p.size]
+
+
+def impulse_from_pulse(samples: np.ndarray, samples_per_ui: int) -> np.ndarray:
+    """The impulse response per sample ``h`` whose response to a unit symbol (``h``
+    convolved with ``samples_per_ui`` ones) is ``samples``: the first difference of
+    :func:`step_from_pulse`. Exact: the inverse of :func:`pulse_from_impulse` to rounding
+    (what an IBIS-AMI model's ``AMI_Init`` takes, times ``1 / dt``)."""
+    s = step_from_pulse(np.asarray(samples, dtype=float), int(samples_per_ui))
+    return np.diff(s, prepend=0.0)
+
+
+def pulse_from_impulse(h: np.ndarray, samples_per_ui: int) -> np.ndarray:
+    """``h`` (per sample) convolved with ``samples_per_ui`` ones, on ``h``'s record."""
+    c = np.cumsum(np.asarray(h, dtype=float))
+    out = c.copy()
+    out[samples_per_ui:] -= c[:-samples_per_ui]
+    return out

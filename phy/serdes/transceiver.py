@@ -33,6 +33,19 @@ def symbol_rate_hz(lane_rate_bps: float, modulation: str) -> float:
     return lane_rate_bps / round(math.log2(modulation_order(modulation)))
 
 
+def _check_ami(model, owner: str) -> None:
+    if model is not None:
+        from ..ami.model import AmiModel
+
+        if not isinstance(model, AmiModel):
+            raise ConfigError(f"{owner}.ami must be a phy.ami.AmiModel or None, got {type(model).__name__}")
+
+
+def _ami_dict(model) -> dict:
+    """``{"ami": ...}`` with a model, nothing without (the records of native parts unchanged)."""
+    return {} if model is None else {"ami": model.to_dict()}
+
+
 @dataclass(frozen=True)
 class Transmitter:
     """The transmitter.
@@ -54,6 +67,15 @@ class Transmitter:
         :data:`phy.signals.PRBS_POLYNOMIALS`, Gray mapped for PAM4), ``"prbs13q"`` or ``"ssprq"`` (the 802.3 PAM4 test patterns).
     precoder : bool
         The 802.3 1/(1+D) mod 4 precoder (PAM4); the receiver postcodes.
+    ami : phy.ami.AmiModel, optional
+        A vendor's IBIS-AMI transmitter in place of ``ffe`` (which must then be the
+        default, one tap): its ``AMI_Init`` shapes the pulse the statistical engines read,
+        its ``AMI_GetWave`` (when it has one) the waveform the simulator sends
+        (:mod:`phy.ami`). ``swing_v`` and the levels still set the stimulus. Edge jitter
+        then moves the stimulus's edges, before the model (as IBIS-AMI tools apply a Tx
+        model's jitter), where it moves a native FFE's output edges. The transmitter's
+        noise is added after the model, as after a native FFE (in the symbol-by-symbol
+        simulator, which runs a model without ``AMI_GetWave`` in its pulse, before it).
     """
 
     modulation: str = "pam4"
@@ -63,8 +85,13 @@ class Transmitter:
     rise_time_s: float | None = None
     pattern: str = "random"
     precoder: bool = False
+    ami: object = None
 
     def __post_init__(self):
+        _check_ami(self.ami, "Transmitter")
+        if self.ami is not None and self.ffe != TxFfe():
+            raise ConfigError("Transmitter: give either an FFE or an AMI model (ami=), not both: the model is the "
+                              "transmitter's equaliser")
         object.__setattr__(self, "modulation", str(self.modulation).lower())
         modulation_order(self.modulation)
         number(self.swing_v, "Transmitter.swing_v", positive=True)
@@ -94,7 +121,7 @@ class Transmitter:
     def to_dict(self) -> dict:
         return {"modulation": self.modulation, "swing_v": self.swing_v, "level_mismatch": self.level_mismatch,
                 "ffe": self.ffe.to_dict(), "rise_time_s": self.rise_time_s, "pattern": self.pattern,
-                "precoder": self.precoder}
+                "precoder": self.precoder, **_ami_dict(self.ami)}
 
 
 @dataclass(frozen=True)
@@ -119,6 +146,14 @@ class Receiver:
         tap: the link's detector error ratio is then the statistical eye's
         :meth:`~phy.StatEye.ser_mlsd` (error events, short bursts) rather than its
         :meth:`~phy.StatEye.ser_dfe`. The simulator still slices.
+    ami : phy.ami.AmiModel, optional
+        A vendor's IBIS-AMI receiver after the analog front end (``bandwidth_hz``, the
+        package's filter) and in place of ``ctle``. Its ``AMI_Init`` shapes the pulse and
+        the noise the statistical engines read; ``ffe`` and ``dfe`` then stand for the
+        model's own feed-forward and decision-feedback equalisers there (IBIS-AMI's
+        ``AMI_Init`` is linear and leaves the DFE to the tool). In the simulator a model
+        with ``AMI_GetWave`` is the whole receiver: its output is the slicer's input, its
+        clock times (when it gives them) the sampling instants (:mod:`phy.ami`).
     """
 
     bandwidth_hz: float | None = None
@@ -128,8 +163,13 @@ class Receiver:
     dfe: Dfe = field(default_factory=Dfe)
     impairments: Impairments | None = None
     mlsd: bool = False
+    ami: object = None
 
     def __post_init__(self):
+        _check_ami(self.ami, "Receiver")
+        if self.ami is not None and self.ctle is not None:
+            raise ConfigError("Receiver: give either a CTLE or an AMI model (ami=), not both: the model is the "
+                              "receiver's equaliser")
         if self.bandwidth_hz is not None:
             number(self.bandwidth_hz, "Receiver.bandwidth_hz", positive=True)
         integer(self.filter_order, "Receiver.filter_order", 1, 12)
@@ -155,7 +195,7 @@ class Receiver:
                 "ctle": None if self.ctle is None else self.ctle.to_dict(), "ffe": self.ffe.to_dict(),
                 "dfe": self.dfe.to_dict(),
                 "impairments": None if self.impairments is None else self.impairments.to_dict(),
-                "mlsd": self.mlsd}
+                "mlsd": self.mlsd, **_ami_dict(self.ami)}
 
 
 @dataclass(frozen=True)
