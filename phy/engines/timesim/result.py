@@ -50,7 +50,9 @@ class SimulationResult:
     waveform : Waveform or None
     cdr_phase_mean_s, cdr_phase_rms_s : float
         Mean and rms of the CDR phase (relative to the starting phase) over the counted UIs.
-    link : PreparedLink
+    link : PreparedLink or None
+        None from a run through IBIS-AMI models' ``AMI_GetWave`` (its ``config`` holds what
+        the run learnt: the sampling, the delay, the slicer's levels).
     config : dict
     cdr_locked : bool or None
         Whether the clock recovery stayed within ``Cdr.lock_bound_ui`` of its start (None
@@ -136,7 +138,7 @@ class SimulationResult:
             "cdr_phase_max_s": self.cdr_phase_max_s,
             "cdr_unlocked_at_ui": self.cdr_unlocked_at_ui,
             "eye": None if self.eye is None else self.eye.to_dict(),
-            "link": self.link.to_dict(),
+            "link": None if self.link is None else self.link.to_dict(),
             "config": self.config,
         }
 

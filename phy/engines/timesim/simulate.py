@@ -45,6 +45,7 @@ from . import _kernels as K
 from . import cdr_tail as C
 from . import records as R
 from ._samples import prepare_symbols
+from .getwave import simulate_getwave, uses_getwave
 from .result import SimulationResult, assemble
 from .sources import RxNoise, aggressor_stream, tx_stream
 from .tables import Tables, build_tables
@@ -147,12 +148,23 @@ def simulate(
     seed : int, optional
         Seed of every random stream (symbols, noises, jitters, crosstalk phases).
 
+    With an IBIS-AMI model that runs ``AMI_GetWave`` (``tx.ami``, ``rx.ami``) the run goes
+    through the models' waveforms block by block instead (:mod:`.getwave`: its limits are
+    listed there); ``span_*``, ``tail``, ``head_ui`` and ``chunk_ui`` do not apply to it. A
+    model that only returns its ``AMI_Init`` response runs here, in its pulse.
+
     Returns
     -------
     SimulationResult
     """
     tx, rx, noise, jitter, cdr = _parts(tx, rx, noise, jitter, cdr)
     n_ui = integer(n_ui, "n_ui", 1)
+    if uses_getwave(tx, rx):
+        if dfe_feedback != "decisions":
+            raise ConfigError("dfe_feedback='sent' needs the simulator's own DFE; an AMI_GetWave model decides itself")
+        return simulate_getwave(link, n_ui, baud_hz=baud_hz, tx=tx, rx=rx, noise=noise, jitter=jitter, cdr=cdr,
+                                samples_per_ui=samples_per_ui, eye=eye, eye_bins=eye_bins, waveform_ui=waveform_ui,
+                                warmup_ui=warmup_ui, max_errors_recorded=max_errors_recorded, seed=seed)
     if dfe_feedback not in ("decisions", "sent"):
         raise ConfigError(f"dfe_feedback must be 'decisions' or 'sent', got {dfe_feedback!r}")
     chunk_ui = integer(chunk_ui, "chunk_ui", 64, 1 << 24)
