@@ -107,6 +107,20 @@ class ListOf:
         return "non-empty list of " + self.item.words
 
 
+@dataclass(frozen=True)
+class Table:
+    """A table (an inline ``{...}`` or a ``[section.sub]``) of names to numbers, booleans
+    or strings: an IBIS-AMI model's parameter values."""
+
+    def __call__(self, v) -> str | None:
+        ok = isinstance(v, dict) and all(isinstance(k, str) and k and isinstance(x, (bool, int, float, str))
+                                         and not (isinstance(x, float) and not math.isfinite(x)) for k, x in v.items())
+        return None if ok else self.want
+
+    want = "a table of names to finite numbers, booleans or strings"
+    words = "table of names to numbers, booleans or strings"
+
+
 def choice(*options) -> Choice:
     """:class:`Choice` of ``options``."""
     return Choice(tuple(options))

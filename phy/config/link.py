@@ -7,12 +7,16 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+from _linkmodel._recent import Recent
+
 from ..errors import ConfigError
 from .files import file_problem, parse_named, read_text, show_path, where
 from .schema import LINK_SCHEMA, SWEEP_SCHEMA, check_value, read_sections
 
 #: The sections of a link file (a [sweep] section is checked and not needed).
-LINK_SECTIONS = ("channel", "optics", "link", "serdes")
+LINK_SECTIONS = ("channel", "optics", "link", "serdes", "tx_ami", "rx_ami")
+#: The keys that name a file, relative to the spec's folder.
+FILE_KEYS = ("channel.file", *(f"{side}_ami.{k}" for side in ("tx", "rx") for k in ("ibs", "library", "ami")))
 #: What a point's channel depends on (:func:`link_spec_from` builds it once per process).
 CHANNEL_KEYS = ("channel.kind", "channel.length_m", "channel.awg", "channel.connectors", "channel.name",
                 "channel.file", "channel.thru", "channel.host", "channel.crosstalk")
@@ -36,7 +40,7 @@ def check_param(full: str, v, at: str, root: str) -> None:
     """Key ``full`` = ``v`` checked against :data:`LINK_SCHEMA` (a ``channel.file`` must be
     a readable file, relative to ``root``); :class:`phy.ConfigError` at ``at``."""
     check_value(LINK_SCHEMA, full, v, at)
-    if full == "channel.file":
+    if full in FILE_KEYS:
         f = str(file_path(v, root))
         bad = file_problem(f)
         if bad == "no such file":
@@ -50,8 +54,9 @@ def read_link_sections(doc: dict, path, text: str, root: str, sections) -> dict:
     [sweep] keys, checked; every other section in ``sections`` left to the caller; see
     :func:`parse_link`."""
     got = read_sections(doc, {**LINK_SCHEMA, **SWEEP_SCHEMA}, path, text, sections)
-    if "channel.file" in got:
-        check_param("channel.file", got["channel.file"], where(path, text, "channel", "file"), root)
+    for k in FILE_KEYS:
+        if k in got:
+            check_param(k, got[k], where(path, text, *k.split(".")), root)
     return got
 
 
@@ -213,6 +218,8 @@ def link_spec_from(p: dict):
         from ..serdes import Impairments
 
         serdes = replace(serdes, rx_impairments=getattr(Impairments, value(p, "serdes.rx_impairments"))())
+    if any(k.startswith(("tx_ami.", "rx_ami.")) for k in p):
+        serdes = ami_serdes(p, serdes, symbol_rate_hz(rate, mod), mod)
     fec = value(p, "link.fec")
     kw = {"lanes": int(value(p, "link.lanes")), "lane_rate_bps": rate, "modulation": mod, "serdes": serdes,
           "fec": None if fec == "none" else fec, "interleave": int(value(p, "link.interleave")) if fec != "none" else 1,
@@ -226,3 +233,55 @@ def link_spec_from(p: dict):
         return LinkSpec(optics=oc, **kw)
     key = tuple(value(p, k) for k in CHANNEL_KEYS)
     return LinkSpec(channel=_channel(key, p.get("_root", ".")), **kw)
+
+
+_MODELS = Recent(8)  # the AMI models a sweep's points name: each built (its .ami parsed) once per process
+
+
+def _ami_model(p: dict, side: str):
+    """The ``[tx_ami]`` or ``[rx_ami]`` model of a file's keys, or None."""
+    from ..ami import AmiModel
+
+    keys = {k.split(".", 1)[1]: v for k, v in p.items() if k.startswith(f"{side}_ami.")}
+    if not keys:
+        return None
+    root = p.get("_root", ".")
+    given = [k for k in ("ibs", "library") if k in keys]
+    if len(given) != 1 or ("library" in keys) != ("ami" in keys) or ("model" in keys and "ibs" not in keys):
+        raise ConfigError(f"[{side}_ami] names its model by ibs (and model), or by library and ami; got "
+                          f"{', '.join(sorted(keys))}")
+    params = dict(keys.get("parameters") or {})
+    timeout = float(keys.get("timeout_s", 60.0))
+    key = (side, *(str(file_path(keys[k], root)) if k in keys else None for k in ("ibs", "library", "ami")),
+           keys.get("model"), tuple(sorted(params.items())), timeout)
+
+    def make():
+        if "ibs" in keys:
+            return AmiModel.from_ibs(file_path(keys["ibs"], root), keys.get("model"), parameters=params,
+                                     timeout_s=timeout)
+        return AmiModel.from_files(file_path(keys["library"], root), file_path(keys["ami"], root),
+                                   parameters=params, timeout_s=timeout)
+
+    return _MODELS.remember(key, make)
+
+
+def ami_serdes(p: dict, serdes, baud_hz: float, modulation: str):
+    """The SerDes of a file with ``[tx_ami]`` and/or ``[rx_ami]``: the models fix the
+    equalisation. The side without a model is :meth:`phy.Serdes.preset`'s (no Tx FFE; a
+    0.58-baud front end, a 16-tap Rx FFE and one DFE tap); a receiver model has
+    ``rx_ami.dfe_taps`` DFE taps behind it in the statistical eye, no Rx FFE, and an analog
+    bandwidth of ``rx_ami.bandwidth_ghz`` (default 0.75 of the baud, 802.3's 93A-20)."""
+    from dataclasses import replace
+
+    from ..link import Serdes
+    from ..serdes import Dfe, Receiver
+
+    base = serdes if serdes.tx is not None else Serdes.preset(baud_hz, modulation)
+    tx_m, rx_m = _ami_model(p, "tx"), _ami_model(p, "rx")
+    tx = base.tx if tx_m is None else replace(base.tx, ami=tx_m)
+    rx = base.rx
+    if rx_m is not None:
+        bw = p.get("rx_ami.bandwidth_ghz")
+        rx = Receiver(bandwidth_hz=0.75 * baud_hz if bw is None else float(bw) * 1e9,
+                      dfe=Dfe(int(value(p, "rx_ami.dfe_taps"))), ami=rx_m)
+    return replace(base, tx=tx, rx=rx, name="ibis-ami")

@@ -5,7 +5,7 @@ file's sections against a schema (``docs/toml_reference.md`` is rendered from th
 from __future__ import annotations
 
 from ..errors import ConfigError
-from .checks import Boolean, ListOf, Number, SchedulerAddress, Text, choice
+from .checks import Boolean, ListOf, Number, SchedulerAddress, Table, Text, choice
 from .files import did_you_mean, where
 
 #: The one default equalisation of every command (``link``, ``sweep``, ``rack``): COM
@@ -43,6 +43,18 @@ LINK_SCHEMA: dict = {
     "link.required_margin_db": (Number(lo=-20, hi=40), None, "margin a link needs (dB); default 3 dB, COM's"),
     "serdes.rx_impairments": (choice("none", "adc_dsp_224g"), "none",
                               "a real receiver's ADC, taps and clock (phy.Impairments preset)"),
+    **{f"{side}_ami.{k}": v for side in ("tx", "rx") for k, v in {
+        "ibs": (Text(), None, f"an IBIS file with the {side.upper()} IBIS-AMI model, relative to the spec"),
+        "model": (Text(), None, "its [Model] (default: the one with an [Algorithmic Model])"),
+        "library": (Text(), None, "or the model's shared library (.so), relative to the spec, with ami"),
+        "ami": (Text(), None, "and its .ami parameter file"),
+        "parameters": (Table(), None, "values of the model's In parameters (default: the .ami file's)"),
+        "timeout_s": (Number(positive=True, hi=86_400.0), 60.0, "time limit of one call to the model (s)"),
+    }.items()},
+    "rx_ami.dfe_taps": (Number(lo=0, hi=64, integer=True), 0,
+                        "DFE taps the Rx model has: the statistical eye models them after its AMI_Init"),
+    "rx_ami.bandwidth_ghz": (Number(positive=True), None,
+                             "the receiver's analog bandwidth before the model (GHz); default 0.75 of the baud"),
 }
 
 #: A Dask scheduler's address, checked (:class:`phy.config.checks.SchedulerAddress`).

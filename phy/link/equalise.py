@@ -156,6 +156,7 @@ def _equalise(name: str, ch: channels.Channel, spec: LinkSpec, extra_psd: float,
         notes.append(JITTER_BOUND_NOTE)
     if use_pkg and s.host_class is not None:
         notes.append(host_note(s.host_class, baud, bool(p.mlsd)))
+    notes.extend(ami_notes(tx, rx))
     ref = _reference_der(pulse, baud, tx, rx, noise, jitter, cdr)
     return Segment(name, full, baud, tx, rx, noise, jitter, eye, float(eye.ser()), der, label, com_db,
                    float(full.delay_s), tuple(notes), cdr, tuple(tried), ref)
@@ -294,6 +295,22 @@ _PHASE_WORDS = {"mm-dfe": "the Mueller-Muller point with the first DFE tap (93A-
 #: The label of a fixed equalisation (a SerDes given its ``tx`` and ``rx``): the name inputs
 #: give that mode (``link.equalisation = "preset"``).
 PRESET = "preset"
+
+
+def ami_notes(tx: Transmitter, rx: Receiver) -> list:
+    """What a segment's notes say of its IBIS-AMI models: which, with which parameters, and
+    what stands for the receiver model's DFE."""
+    out = []
+    for side, part in (("Tx", tx), ("Rx", rx)):
+        m = part.ami
+        if m is not None:
+            given = ", ".join(f"{k}={v!r}" for k, v in m.parameters.items()) or "the .ami file's defaults"
+            out.append(f"IBIS-AMI {side} model {m.name!r} ({m.library.name}): its AMI_Init response in the eye, "
+                       f"parameters {given}")
+    if rx.ami is not None:
+        out.append(f"the Rx model's DFE is taken as {rx.dfe.n_taps} zero-forcing taps after its AMI_Init response "
+                   "(AMI_Init is linear: IBIS-AMI leaves the DFE to the tool)")
+    return out
 
 
 def preset_label(serdes) -> str:

@@ -64,6 +64,11 @@ def _scalar(v) -> bool:
     return v is None or isinstance(v, (bool, int, float, str))
 
 
+def _table(v) -> bool:
+    """A parameter that is a table of single values (an IBIS-AMI model's ``parameters``)."""
+    return isinstance(v, dict) and all(isinstance(k, str) and _scalar(x) for k, x in v.items())
+
+
 def _number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
@@ -78,7 +83,8 @@ def problem(rec) -> str | None:
         return f"its 'status' is not one of {', '.join(STATUSES)}"
     for field, kind in (("params", "parameters"), *((("row", "figures"),) if rec["status"] == "ok" else ())):
         d = rec.get(field)
-        if not isinstance(d, dict) or not all(isinstance(k, str) and _scalar(v) for k, v in d.items()):
+        if not isinstance(d, dict) or not all(isinstance(k, str) and (_scalar(v) or (field == "params" and _table(v)))
+                                              for k, v in d.items()):
             return f"its '{field}' is not an object of {kind} (text keys, single values)"
     if rec["status"] != "ok" and not isinstance(rec.get("error"), str):
         return "its 'error' is not text"

@@ -46,9 +46,10 @@ def _first_repeat(values) -> tuple[int, int] | None:
     """``(i, j)``, 1-based, of the first value equal to an earlier one (``1 == 1.0``), or None."""
     seen: dict = {}
     for j, v in enumerate(values, 1):
-        if v in seen:
-            return seen[v], j
-        seen[v] = j
+        k = tuple(sorted(v.items())) if isinstance(v, dict) else v  # a table (an AMI model's parameters)
+        if k in seen:
+            return seen[k], j
+        seen[k] = j
     return None
 
 
