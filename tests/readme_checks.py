@@ -294,7 +294,38 @@ def _collective(v, ns, out):
 
 #: Checks of what statements print, by a piece of the statement's code (unique in the README).
 #: Each takes (the statement's value, the group's namespace, what it printed).
+def _ami_eye(v, ns, out):
+    ser, heights = v
+    assert shows(ser, "3.4e-09")
+    assert all(shows(h * 1e3, "4.8") for h in heights)
+
+
+def _ami_sim(v, ns, out):
+    ser, clock = v
+    assert clock == "model"  # the receiver model's clock times
+    assert ser.trials == 200_000 and ser.count <= 2  # the eye's 3.4e-9: none expected
+
+
+def _ami_report(v, ns, out):
+    """The report through the oracle models is the report of the native SerDes they implement."""
+    from dataclasses import replace
+
+    import phy
+
+    margin, passes = v
+    spec = ns["spec"]
+    native = replace(spec.serdes, tx=replace(ns["tx"], ami=None, ffe=phy.TxFfe((-0.1, 0.75, -0.15), 1, False)),
+                     rx=replace(ns["rx"], ami=None, ctle=phy.Ctle.ieee_802_3ck(ns["baud"], -12.0)))
+    ref = phy.evaluate_link(replace(spec, serdes=native))
+    # the edge jitter moves the stimulus's edges, before the Tx model (IBIS-AMI's way), not
+    # the FFE's output edges: a thousandth of a dB here
+    assert margin == pytest.approx(ref.margin_db, abs=1e-3) and passes == ref.passes
+
+
 CHECKS = {
+    "eye.ser(), eye.heights_v(1e-6)": _ami_eye,
+    "sim.ser, sim.config[\"clock\"]": _ami_sim,
+    "rep.margin_db, rep.passes": _ami_report,
     "ch.insertion_loss_db(26.5625e9)": _il,
     "ch.network": _network,
     "pr.ui_sum()": _ui_sum,

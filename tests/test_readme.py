@@ -42,6 +42,7 @@ LAYOUT = [
     ("phy", "se = phy.statistical_eye("),  # the statistical eye of the simulator's link
     ("phy", "spec = phy.LinkSpec("),  # the link roll-up, with the simulator block's imports
     ("phy", "real = phy.Serdes("),
+    ("ami", "import channels, phy\nfrom phy.ami import AmiModel"),
     ("rack", "from phy import topology as tp"),
     ("rack", "r.power.table()"),  # the rack block's r and rack
     ("rack", "print(r.latency_table())"),
