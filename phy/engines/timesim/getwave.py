@@ -35,7 +35,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from scipy.signal import fftconvolve
+from scipy.fft import next_fast_len
 
 from fec.interleave import GRAY_PAM4
 from fec.montecarlo import Estimate
@@ -64,16 +64,22 @@ def uses_getwave(tx, rx) -> bool:
 
 class _Fir:
     """A causal FIR on a stream: each block's output, the filter's state (its last inputs)
-    carried over, so the cut into blocks changes nothing but rounding."""
+    carried over, so the cut into blocks changes nothing but rounding. Overlap-save by FFT,
+    the filter's spectrum kept for each transform length (the blocks are of one length)."""
 
     def __init__(self, h: np.ndarray):
         self.h = np.asarray(h, dtype=float)
         self.prev = np.zeros(self.h.size - 1)
+        self._spectra: dict[int, np.ndarray] = {}
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         full = np.concatenate([self.prev, x])
         self.prev = full[full.size - self.prev.size :] if self.prev.size else self.prev
-        return fftconvolve(full, self.h, mode="valid")
+        n = next_fast_len(full.size, real=True)
+        H = self._spectra.get(n)
+        if H is None:
+            H = self._spectra[n] = np.fft.rfft(self.h, n)
+        return np.fft.irfft(np.fft.rfft(full, n) * H, n)[self.h.size - 1 : full.size]
 
 
 def _check(tx, rx, noise, jitter, cdr) -> None:
@@ -226,52 +232,62 @@ def _comb(v: np.ndarray, spu: int) -> np.ndarray:
 class _Slicer:
     """The samples of the receiver's output, the decisions and what they are counted
     against: learnt over the warm-up (the sampling phase or the delay to the model's clocks,
-    the main cursor and offset), then applied block by block."""
+    the main cursor and offset), then applied block by block. Each stream (the output, the
+    sent symbols, the clock times) is kept from what is still to be decided on, with the
+    global index of its first entry, so a block costs its own length."""
 
     def __init__(self, chain: _Chain, tx, cdr, warmup: int, total: int, eye_bins: int, max_err: int, gap: int):
         self.spu, self.dt, self.tx = chain.spu, chain.dt, tx
         self.warmup, self.total, self.gap = warmup, total, gap
         self.lv = tx.levels
         self.offset = 0.0 if cdr.phase == "peak" else float(cdr.phase) / chain.dt
-        self.buf, self.base = np.zeros(0), 0  # the output stream from global index base on
-        self.clocks: list[np.ndarray] = []
-        self.sent, self.data = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        self.next_k = 0  # the next symbol (or clock) to decide
+        self.buf, self.base = np.zeros(0), 0  # the output, from fine index base on
+        self.sent, self.data, self.s0 = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 0
+        self.clock_t, self.c0, self.n_clocks = np.zeros(0), 0, 0  # clock times from clock c0 on
+        self.clock_mode, self.delay, self.tau = False, 0, 0.0
+        self.next_k = 0  # the next clock (or, without clocks, symbol) to decide
         self.prev_dec = 0
         self.counts = dict(n=0, det=0, sym=0, bit=0)
         self.err_pos, self.err_val, self.max_err = [], [], max_err
         self.eye_bins = eye_bins
         self.eye_hist = self.col_err = None
         self.gray = GRAY_PAM4.astype(np.int64) if tx.order == 4 else np.array([0, 1], dtype=np.int64)
+        self.clock_dev = [0.0, 0.0]  # sum and sum of squares of the clock's departure from a steady one
 
     # ---------------------------------------------------------------- the stream
     def add(self, data, sent, y, clocks) -> None:
         self.buf = np.concatenate([self.buf, y])
         self.data, self.sent = np.concatenate([self.data, data]), np.concatenate([self.sent, sent])
         if clocks.size:
-            self.clocks.append(clocks)
+            self.clock_t = np.concatenate([self.clock_t, clocks])
+            self.n_clocks += clocks.size
 
     def positions(self) -> tuple[np.ndarray, np.ndarray]:
-        """(global fine index of each sampling instant, index of the sent symbol it decides)."""
+        """(fine index of each pending sampling instant, global index of the sent symbol it
+        decides), from :attr:`next_k` on."""
         if self.clock_mode:
-            u = self.clock_t / self.dt + self.spu / 2
-            return u, np.arange(u.size) - self.delay
-        k = np.arange(self.sent.size)
+            lo = self.next_k - self.c0
+            u = self.clock_t[lo:] / self.dt + self.spu / 2
+            return u, self.next_k + np.arange(u.size) - self.delay
+        k = np.arange(self.next_k, self.s0 + self.sent.size)
         return k * self.spu + self.tau, k
 
     def _values(self, u: np.ndarray) -> np.ndarray:
-        """The output at fine indices ``u`` (linear interpolation)."""
-        return np.interp(u - self.base, np.arange(self.buf.size), self.buf)
+        """The output at fine indices ``u`` (linear interpolation; held at the ends)."""
+        x = np.clip(np.asarray(u, dtype=float) - self.base, 0.0, self.buf.size - 1.0)
+        i = np.minimum(x.astype(np.int64), self.buf.size - 2)
+        f = x - i
+        return self.buf[i] + f * (self.buf[i + 1] - self.buf[i])
 
     # ---------------------------------------------------------------- learning
     def learn(self) -> None:
         """The sampling (the model's clocks, or the phase of the peak correlation), the
         delay to the sent symbols and the slicer's levels, from the warm-up."""
         lv = self.lv[self.sent]
-        self.clock_mode = bool(self.clocks)
-        self.clock_t = np.concatenate(self.clocks) if self.clocks else np.zeros(0)
+        self.clock_mode = self.clock_t.size > 0
         if self.clock_mode:
             self._check_clocks(self.clock_t)
+            self.first_clock = float(self.clock_t[0])
             z = self._values(self.clock_t / self.dt + self.spu / 2)
             self.delay = _best_lag(z[: self.warmup], lv[: self.warmup], max_lag=min(self.warmup // 2, 2048))
         else:
@@ -281,7 +297,6 @@ class _Slicer:
             c = np.array([Y[q : q + w].T @ lv[:w] for q in range(n_ui - w)])  # (lag in UI, phase in the UI)
             q, r = np.unravel_index(int(np.argmax(c)), c.shape)
             self.tau = q * self.spu + r + self.offset
-            self.delay = 0
         u, k = self.positions()
         ok = (k >= self.warmup // 2) & (k < self.warmup) & (u < self.buf.size - 1)  # past the start's transient
         z, a = self._values(u[ok]), lv[k[ok]]
@@ -300,28 +315,36 @@ class _Slicer:
                               f"{ui:.4g} s): its clock recovery is lost")
 
     # ---------------------------------------------------------------- deciding
-    def decide(self, final: bool = False) -> None:
-        """Decide every sampling instant that the stream now holds (with half a UI after it
-        for the eye), and count the symbols from the warm-up's end on."""
+    def decide(self) -> None:
+        """Decide every pending sampling instant the stream now holds (with half a UI after
+        it for the eye), and count the symbols from the warm-up's end on."""
         u, k = self.positions()
-        if self.clock_mode:
-            self.clock_t = np.concatenate(self.clocks)
-            u, k = self.positions()
         end = self.base + self.buf.size - 1 - self.spu
-        sel = np.arange(self.next_k, u.size)
-        sel = sel[(u[sel] < end) & (k[sel] < self.sent.size)]
-        if not sel.size:
+        held = np.flatnonzero(~((u < end) & (k < self.s0 + self.sent.size)))
+        n = int(held[0]) if held.size else u.size  # the leading run the stream holds
+        if not n:
             return
-        self.next_k = int(sel[-1]) + 1
-        keep = (k[sel] >= self.warmup) & (k[sel] < self.total)
-        self._count(u[sel][keep], k[sel][keep])
+        u, k = u[:n], k[:n]
+        if self.clock_mode:
+            self._clock_stats(n)
+        self.next_k += n
+        keep = (k >= self.warmup) & (k < self.total)
+        self._count(u[keep], k[keep])
+
+    def _clock_stats(self, n: int) -> None:
+        """The model's clock against a steady one started at its first tick."""
+        lo = self.next_k - self.c0
+        t = self.clock_t[lo : lo + n]
+        dev = t - self.first_clock - self.spu * self.dt * np.arange(self.next_k, self.next_k + n)
+        self.clock_dev[0] += float(dev.sum())
+        self.clock_dev[1] += float((dev**2).sum())
 
     def _count(self, u: np.ndarray, k: np.ndarray) -> None:
         if not u.size:
             return
         z = self._values(u)
         d = np.searchsorted(self.thresholds, z)
-        sent, data = self.sent[k], self.data[k]
+        sent, data = self.sent[k - self.s0], self.data[k - self.s0]
         if self.tx.precoder:
             dd = signals.postcode(d, self.prev_dec).astype(np.int64)
             self.prev_dec = int(d[-1])
@@ -353,11 +376,17 @@ class _Slicer:
             self.col_err[j] += int((np.searchsorted(self.thresholds, v) != sent).sum())
 
     def trim(self) -> None:
-        """Forget the stream before what is still to be decided (a few UIs of margin)."""
-        u, _ = self.positions()
-        lo = int(u[self.next_k]) - 2 * self.spu if self.next_k < u.size else self.base + self.buf.size - 4 * self.spu
+        """Forget what is decided: the output before the next sampling instant (less two UIs),
+        the symbols before the next one decided, the clock times before the next."""
+        u, k = self.positions()
+        lo = int(u[0]) - 2 * self.spu if u.size else self.base + self.buf.size - 4 * self.spu
         cut = max(0, lo - self.base)
         self.buf, self.base = self.buf[cut:], self.base + cut
+        ks = int(max(0, min(k[0] if k.size else self.s0 + self.sent.size, self.s0 + self.sent.size) - self.s0))
+        self.sent, self.data, self.s0 = self.sent[ks:], self.data[ks:], self.s0 + ks
+        if self.clock_mode:
+            cc = self.next_k - self.c0
+            self.clock_t, self.c0 = self.clock_t[cc:], self.next_k
 
     def bursts(self) -> tuple[np.ndarray, int]:
         hist = np.zeros(65, dtype=np.int64)
@@ -436,9 +465,10 @@ def _result(sl: _Slicer, chain: _Chain, tx, rx, cdr, warmup: int, n_ui: int, mad
     }
     mean = rms = 0.0
     if sl.clock_mode:  # the model's clock: how far it moved from a steady one started at its first tick
-        dev = sl.clock_t - sl.clock_t[0] - chain.spu * chain.dt * np.arange(sl.clock_t.size)
-        mean, rms = float(dev.mean()), float(dev.std())
-        config["clock_times"] = int(sl.clock_t.size)
+        n = max(sl.next_k, 1)
+        mean = sl.clock_dev[0] / n
+        rms = float(np.sqrt(max(sl.clock_dev[1] / n - mean**2, 0.0)))
+        config["clock_times"] = sl.n_clocks
     return SimulationResult(
         n_ui=c["n"], modulation=tx.modulation, symbol_errors=c["sym"], detector_errors=c["det"], bit_errors=c["bit"],
         ber=Estimate.of(c["bit"], c["n"] * bps), ser=Estimate.of(c["sym"], c["n"]), error_ui=pos, error_levels=val,
