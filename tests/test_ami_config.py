@@ -2,14 +2,13 @@
 report with the models is the report with the native SerDes they implement, and its notes
 name the models."""
 
-import shutil
 from dataclasses import replace
 
 import pytest
 
 import phy
 from phy.config import link_spec_from, load_link, parse_link
-from tests.ami_models.build import HERE, build, compiler_or_skip
+from tests.ami_models.build import model_folder
 
 BAUD = 106.25e9
 TAPS = {"tap_pre1": -0.1, "tap_main": 0.75, "tap_post1": -0.15}
@@ -18,13 +17,7 @@ CTLE = phy.Ctle.ieee_802_3ck(BAUD, -8)
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
-    compiler_or_skip()
-    d = tmp_path_factory.mktemp("ami_link")
-    for name in ("ffe_tx", "ctle_dfe_rx"):
-        shutil.copy(build(name), d / f"{name}.so")
-        shutil.copy(HERE / f"{name}.ami", d / f"{name}.ami")
-    shutil.copy(HERE / "oracle.ibs", d / "oracle.ibs")
-    return d
+    return model_folder(tmp_path_factory.mktemp("ami_link"), ("ffe_tx", "ctle_dfe_rx"), "oracle.ibs")
 
 
 def _file(folder, body: str):

@@ -4,8 +4,6 @@ native CTLE and DFE, so the native SerDes with the same taps must agree with the
 to floating point through ``AMI_Init`` (the prepared link, the noise, the statistical eye)
 and within the simulator's intervals through ``AMI_GetWave``."""
 
-import shutil
-
 import numpy as np
 import pytest
 
@@ -13,7 +11,7 @@ import channels
 import phy
 from phy.ami import AmiError, AmiModel
 from phy.serdes import prepare_link
-from tests.ami_models.build import build, compiler_or_skip
+from tests.ami_models.build import model_folder
 
 BAUD = 106.25e9
 TAPS = (0.0, -0.1, 0.75, -0.15, 0.0, 0.0)  # pre2, pre1, main, post1, post2, post3
@@ -24,15 +22,8 @@ NOISY = phy.Noise(rx_noise_psd_v2_per_hz=1.5e-15)  # a symbol error ratio near 1
 
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
-    """The oracle models, built and named by their .ibs file (copied beside the libraries)."""
-    compiler_or_skip()
-    d = tmp_path_factory.mktemp("oracle")
-    from tests.ami_models.build import HERE
-
-    for name in ("ffe_tx", "ctle_dfe_rx"):
-        shutil.copy(build(name), d / f"{name}.so")
-        shutil.copy(HERE / f"{name}.ami", d / f"{name}.ami")
-    shutil.copy(HERE / "oracle.ibs", d / "oracle.ibs")
+    """The oracle models, built and named by their .ibs file."""
+    d = model_folder(tmp_path_factory.mktemp("oracle"), ("ffe_tx", "ctle_dfe_rx"), "oracle.ibs")
     tx = AmiModel.from_ibs(d / "oracle.ibs", "ffe_tx", parameters=dict(zip(TAP_NAMES, TAPS)))
     rx = AmiModel.from_ibs(d / "oracle.ibs", "ctle_dfe_rx", parameters=dict(
         g_dc_db=CTLE.g_dc_db, g_dc2_db=CTLE.g_dc2_db, f_z_hz=CTLE.f_z_hz, f_p1_hz=CTLE.f_p1_hz, f_p2_hz=CTLE.f_p2_hz,

@@ -1,22 +1,15 @@
 """A vendor model that crashes or hangs in a sweep: that point records a one-line error
 naming the model and the call, and the sweep goes on."""
 
-import shutil
-
 import pytest
 
 from phy import sweep as sw
-from tests.ami_models.build import HERE, build, compiler_or_skip
+from tests.ami_models.build import model_folder
 
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
-    compiler_or_skip()
-    d = tmp_path_factory.mktemp("hostile")
-    for name in ("segv", "hang"):
-        shutil.copy(build(name), d / f"{name}.so")
-        shutil.copy(HERE / f"{name}.ami", d / f"{name}.ami")
-    return d
+    return model_folder(tmp_path_factory.mktemp("hostile"), ("segv", "hang"))
 
 
 def _sweep(folder, name: str, values: str, extra: str = ""):

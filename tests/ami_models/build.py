@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-__all__ = ["HERE", "NoCompiler", "build", "compiler", "compiler_or_skip"]
+__all__ = ["HERE", "NoCompiler", "build", "compiler", "compiler_or_skip", "model_folder"]
 
 HERE = Path(__file__).resolve().parent
 CFLAGS = ("-O2", "-shared", "-fPIC", "-std=c99")
@@ -87,6 +87,20 @@ def build(name: str, out_dir: Path | None = None) -> Path:
     shutil.copyfile(cached, tmp)
     os.replace(tmp, out)
     return out
+
+
+def model_folder(dest: Path, names, ibs: str | None = None) -> Path:
+    """A folder as a vendor ships models: each of ``names`` as ``<name>.so`` beside its
+    ``<name>.ami``, and the ``.ibs`` file ``ibs`` naming them (when given). Skips the calling
+    test where there is no compiler."""
+    compiler_or_skip()
+    dest = Path(dest)
+    for name in names:
+        shutil.copy(build(name), dest / f"{name}.so")
+        shutil.copy(HERE / f"{name}.ami", dest / f"{name}.ami")
+    if ibs is not None:
+        shutil.copy(HERE / ibs, dest / ibs)
+    return dest
 
 
 def _compile(cc: str, source: Path, target: Path) -> None:

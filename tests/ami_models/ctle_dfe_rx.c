@@ -19,6 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "oracle_params.h"
+
+/* A number parameter of this model (in rx_init: the string s, the message m->msg of size e). */
+#define PARAM(name, dflt, v) param_double("ctle_dfe_rx", s, name, dflt, v, m->msg, e)
 
 #define MAX_DFE 8
 #define MAX_DFT 65536L
@@ -44,37 +48,6 @@ typedef struct {
 
 static char fail_msg[512];
 static char fail_out[] = "(ctle_dfe_rx)";
-
-/* The value text after "(name" + whitespace in the parameter string, or NULL when absent. */
-static const char *find_param(const char *s, const char *name)
-{
-    size_t len = strlen(name);
-    for (const char *p = s ? strchr(s, '(') : NULL; p; p = strchr(p + 1, '(')) {
-        const char *q = p + 1;
-        while (isspace((unsigned char)*q)) q++;
-        if (strncmp(q, name, len) == 0 && isspace((unsigned char)q[len])) {
-            q += len;
-            while (isspace((unsigned char)*q)) q++;
-            return q;
-        }
-    }
-    return NULL;
-}
-
-/* A number parameter: its value, dflt when absent; 0 (and a message) when not a finite number. */
-static int param_double(const char *s, const char *name, double dflt, double *v, char *err, size_t n)
-{
-    const char *t = find_param(s, name);
-    char *end;
-    *v = dflt;
-    if (!t) return 1;
-    *v = strtod(t, &end);
-    if (end == t || !isfinite(*v)) {
-        snprintf(err, n, "ctle_dfe_rx: parameter %s is not a finite number", name);
-        return 0;
-    }
-    return 1;
-}
 
 /* A word parameter (quotes stripped) into buf; dflt when absent. */
 static void param_word(const char *s, const char *name, const char *dflt, char *buf, size_t n)
@@ -111,11 +84,11 @@ static int read_params(Rx *m, const char *s)
     double gdc, gdc2, fz, fp1, fp2, flf, n_dfe;
     char mod[32], name[16];
     size_t e = sizeof m->msg;
-    if (!param_double(s, "g_dc_db", 0.0, &gdc, m->msg, e) || !param_double(s, "g_dc2_db", 0.0, &gdc2, m->msg, e)
-        || !param_double(s, "f_z_hz", 21.25e9, &fz, m->msg, e) || !param_double(s, "f_p1_hz", 21.25e9, &fp1, m->msg, e)
-        || !param_double(s, "f_p2_hz", 53.125e9, &fp2, m->msg, e) || !param_double(s, "f_lf_hz", 0.0, &flf, m->msg, e)
-        || !param_double(s, "dfe_n", 0.0, &n_dfe, m->msg, e)
-        || !param_double(s, "main_cursor_v", 0.0, &m->vref, m->msg, e))
+    if (!PARAM("g_dc_db", 0.0, &gdc) || !PARAM("g_dc2_db", 0.0, &gdc2)
+        || !PARAM("f_z_hz", 21.25e9, &fz) || !PARAM("f_p1_hz", 21.25e9, &fp1)
+        || !PARAM("f_p2_hz", 53.125e9, &fp2) || !PARAM("f_lf_hz", 0.0, &flf)
+        || !PARAM("dfe_n", 0.0, &n_dfe)
+        || !PARAM("main_cursor_v", 0.0, &m->vref))
         return 0;
     if (!(fz > 0 && fp1 > 0 && fp2 > 0 && flf >= 0)) {
         snprintf(m->msg, e, "ctle_dfe_rx: f_z_hz, f_p1_hz and f_p2_hz must be > 0 and f_lf_hz >= 0");
@@ -128,7 +101,7 @@ static int read_params(Rx *m, const char *s)
     m->dfe_n = (int)n_dfe;
     for (int j = 0; j < MAX_DFE; j++) {
         snprintf(name, sizeof name, "dfe_tap%d", j + 1);
-        if (!param_double(s, name, 0.0, &m->tap[j], m->msg, e)) return 0;
+        if (!PARAM(name, 0.0, &m->tap[j])) return 0;
     }
     param_word(s, "modulation", "PAM4", mod, sizeof mod);
     if (strcmp(mod, "PAM4") != 0 && strcmp(mod, "NRZ") != 0) {

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "oracle_params.h"
 
 #define NTAPS 6
 #define MAIN 2
@@ -29,37 +30,6 @@ typedef struct {
 
 static char fail_msg[512];
 static char fail_out[] = "(ffe_tx)";
-
-/* The value text after "(name" + whitespace in the parameter string, or NULL when absent. */
-static const char *find_param(const char *s, const char *name)
-{
-    size_t len = strlen(name);
-    for (const char *p = s ? strchr(s, '(') : NULL; p; p = strchr(p + 1, '(')) {
-        const char *q = p + 1;
-        while (isspace((unsigned char)*q)) q++;
-        if (strncmp(q, name, len) == 0 && isspace((unsigned char)q[len])) {
-            q += len;
-            while (isspace((unsigned char)*q)) q++;
-            return q;
-        }
-    }
-    return NULL;
-}
-
-/* A Float parameter: its value, dflt when absent; 0 (and a message) when it is not a number. */
-static int param_double(const char *s, const char *name, double dflt, double *v, char *err, size_t n)
-{
-    const char *t = find_param(s, name);
-    char *end;
-    *v = dflt;
-    if (!t) return 1;
-    *v = strtod(t, &end);
-    if (end == t || !isfinite(*v)) {
-        snprintf(err, n, "ffe_tx: parameter %s is not a finite number", name);
-        return 0;
-    }
-    return 1;
-}
 
 static long fail(void **handle, char **params_out, char **msg, FfeTx *m)
 {
@@ -99,7 +69,7 @@ long AMI_Init(double *impulse_matrix, long row_size, long aggressors, double sam
         return fail(AMI_memory_handle, AMI_parameters_out, msg, NULL);
     }
     for (int i = 0; i < NTAPS; i++)
-        if (!param_double(AMI_parameters_in, names[i], i == MAIN ? 1.0 : 0.0, &m->c[i], m->msg, sizeof m->msg))
+        if (!param_double("ffe_tx", AMI_parameters_in, names[i], i == MAIN ? 1.0 : 0.0, &m->c[i], m->msg, sizeof m->msg))
             return fail(AMI_memory_handle, AMI_parameters_out, msg, m);
     double r = bit_time / sample_interval;
     long spu = lround(r);
