@@ -131,7 +131,7 @@ def test_what_the_waveform_path_does_not_model_is_refused(models, channel):
         phy.simulate(channel, 1000, baud_hz=BAUD, tx=tx, rx=rx, jitter=phy.Jitter(rj_rms_s=1e-13))
     with pytest.raises(phy.ConfigError, match="clock"):
         phy.simulate(channel, 1000, baud_hz=BAUD, tx=tx, rx=rx, cdr=phy.Cdr("mm"))
-    with pytest.raises(phy.ConfigError, match="inside the vendor's receiver"):
+    with pytest.raises(phy.ConfigError, match="white noise at the sampler"):
         phy.simulate(channel, 1000, baud_hz=BAUD, tx=tx, rx=rx, noise=phy.Noise(rx_noise_rms_v=1e-3))
     with pytest.raises(phy.ConfigError, match="either an FFE or an AMI model"):
         phy.Transmitter(ffe=phy.TxFfe.ieee(pre=(-0.1,)), ami=models["tx"])

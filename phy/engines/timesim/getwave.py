@@ -26,8 +26,9 @@ block by block, through the vendor's transmitter, the channel and the vendor's r
 Limits, each refused with a :class:`phy.ConfigError` that says so: edge and clock jitter
 (give them to the statistical eye, on the models' ``AMI_Init`` response), a clock
 recovery loop of the tool's (the model's clock, or a fixed phase), white noise at the
-sampler, a shaped input noise or an ADC with a receiver model (they are inside the vendor's
-receiver), and a native Rx FFE or DFE behind an ``AMI_GetWave`` transmitter.
+sampler and a shaped input noise (the noise is input-referred, or the transmitter's per
+symbol), an ADC with a receiver model (it is inside the vendor's receiver), and a native Rx
+FFE, DFE or ADC behind an ``AMI_GetWave`` transmitter.
 """
 
 from __future__ import annotations
@@ -90,19 +91,19 @@ def _check(tx, rx, noise, jitter, cdr) -> None:
     if cdr.kind != "fixed" or cdr.phase in ("mm", "mm-dfe"):
         raise ConfigError("with an AMI_GetWave model the samples are taken at the model's clock times, or at a fixed "
                           "phase from the peak (Cdr() or Cdr(phase=offset_s)): the tool's clock loops do not apply")
-    rx_gw = rx.ami is not None and rx.ami.runs_getwave
-    if rx_gw:
-        if noise.rx_noise_rms_v or noise.input_psd is not None or noise.tx_model == "cursor":
-            raise ConfigError("with an AMI_GetWave receiver the noise is input-referred (Noise.rx_noise_psd_v2_per_hz, "
-                              "shaped by Receiver.bandwidth_hz) or the transmitter's per symbol: white noise at the "
-                              "sampler and shaped input noise are inside the vendor's receiver")
+    if noise.rx_noise_rms_v or noise.input_psd is not None or (noise.tx_model == "cursor" and noise.tx_snr_db):
+        raise ConfigError("the IBIS-AMI waveform simulation takes the receiver's noise input-referred "
+                          "(Noise.rx_noise_psd_v2_per_hz, shaped by Receiver.bandwidth_hz) and the transmitter's per "
+                          "symbol (tx_model='path'): white noise at the sampler and a shaped input noise are not "
+                          "modelled there (a vendor receiver's are inside its model)")
+    if rx.ami is not None and rx.ami.runs_getwave:
         if rx.impairments is not None:
             raise ConfigError("an AMI_GetWave receiver is the whole receiver: Receiver.impairments (its ADC, clock) "
                               "are inside the model")
-    elif rx.ffe.n_taps > 1 or rx.dfe.n_taps or rx.impairments is not None or noise.input_psd is not None:
+    elif rx.ffe.n_taps > 1 or rx.dfe.n_taps or rx.impairments is not None:
         raise ConfigError("an AMI_GetWave transmitter runs here with an analog receiver (bandwidth, CTLE, or a model): "
-                          "a native Rx FFE, DFE, ADC or shaped input noise behind it is not simulated in the waveform "
-                          "path; use an AMI receiver, or the statistical eye")
+                          "a native Rx FFE, DFE or ADC behind it is not simulated in the waveform path; use an AMI "
+                          "receiver, or the statistical eye")
     if noise.rx_noise_psd_v2_per_hz and rx.bandwidth_hz is None:
         raise ConfigError("a receiver noise density (rx_noise_psd_v2_per_hz) needs Receiver.bandwidth_hz")
 
@@ -186,7 +187,6 @@ class _Chain:
             if self.rx_linear is not None:
                 h = np.convolve(h, self.rx_linear)[:n]
             self.rx_fir, self.rx_sigma = _Fir(h), float(np.sqrt(psd / (2 * self.dt)))
-        self.rx_white = noise.rx_noise_rms_v if noise.tx_model == "path" else 0.0
 
     def block(self, n: int) -> tuple:
         """The next ``n`` UIs: (data symbols, sent symbols, the receiver's output waveform,
