@@ -11,8 +11,8 @@ from itertools import product
 from pathlib import Path
 
 from ..config.files import did_you_mean, parse_named, read_text, where
-from ..config.link import (CHANNEL_KEYS, LINK_SECTIONS, MEDIUM_CHECK_KEYS, check_param, file_path, medium_of,
-                           read_link_sections)
+from ..config.link import (CHANNEL_KEYS, FILE_KEYS, LINK_SECTIONS, MEDIUM_CHECK_KEYS, check_param, file_path,
+                           medium_of, read_link_sections)
 from ..config.link import value as _get
 from ..config.schema import DEFAULT_POINT_TIMEOUT_S, LINK_SCHEMA, SPELLINGS, SWEEP_SCHEMA, canonical
 from ..errors import ConfigError
@@ -272,9 +272,10 @@ def point_key(p: dict) -> str:
     str
         The first 20 hex digits of the SHA-256 of its full parameters.
     """
-    full = {_KEY_NAMES.get(k, k): p.get(k, SCHEMA[k][1]) for k in SCHEMA}
-    if full.get("channel.file"):
-        full["channel.file"] = str(file_path(full["channel.file"], p.get("_root", ".")))
+    full = {_KEY_NAMES.get(k, k): p.get(k, SCHEMA[k][1]) for k in SCHEMA if k not in _GIVEN_ONLY or k in p}
+    for k in FILE_KEYS:
+        if full.get(k):
+            full[k] = str(file_path(full[k], p.get("_root", ".")))
     return hashlib.sha256(json.dumps(full, sort_keys=True, default=str).encode()).hexdigest()[:20]
 
 
@@ -283,6 +284,9 @@ def point_key(p: dict) -> str:
 #: key was respelt after stores were written (:data:`phy.config.SPELLINGS`, the older
 #: spelling of each), so that a store written before resumes its points.
 _KEY_NAMES = {new: old for old, new in SPELLINGS.items()}
+#: Keys a point's key hashes only when the point gives them: those added after stores were
+#: written (the IBIS-AMI models' sections), so that a store written before resumes its points.
+_GIVEN_ONLY = frozenset(k for k in SCHEMA if k.startswith(("tx_ami.", "rx_ami.")))
 #: What a point's channel (or optics) and its eye depend on (:func:`medium_key`).
 MEDIUM_KEYS = (*CHANNEL_KEYS, "optics.kind", "optics.length_m", "optics.rin_db_per_hz", "link.lane_rate_gbps",
                "link.modulation", "link.equalisation", "serdes.rx_impairments")
