@@ -160,7 +160,7 @@ class AmiModel:
         n0 = min(PROBE_LEAD_UI * spu, n // 4)
         d = np.zeros((1, n))
         d[0, n0] = 1.0 / dt_s
-        return self._init_out(self.init(d, dt_s, bit_time_s).impulse)[0] * dt_s, n0
+        return self.init(d, dt_s, bit_time_s).impulse[0] * dt_s, n0
 
     def equalise(self, pulse):
         """``pulse`` (a :class:`channels.PulseResponse`, its aggressors too) through the
@@ -172,7 +172,7 @@ class AmiModel:
         rows = [pulse] + list(pulse.aggressors)
         n_in = 1 + min(len(pulse.aggressors), self.ami.max_init_aggressors)
         m = np.array([impulse_from_pulse(p.samples, spu) for p in rows[:n_in]]) / dt
-        out = self._init_out(self.init(m, dt, 1.0 / pulse.baud_hz).impulse, m.shape)
+        out = self.init(m, dt, 1.0 / pulse.baud_hz).impulse  # the runner checks its shape
         new = [pulse_from_impulse(out[i] * dt, spu) for i in range(n_in)]
         if len(rows) > n_in:
             g, n0 = self.impulse_response(dt, 1.0 / pulse.baud_hz, pulse.samples.size)
@@ -187,12 +187,6 @@ class AmiModel:
             raise AmiError(f"AMI model {self.name!r} ({self.library.name}) returns no impulse response from "
                            "AMI_Init (Init_Returns_Impulse is not True): the statistical eye and the link roll-up "
                            "need one; simulate it in the time domain")
-
-    def _init_out(self, out: np.ndarray, shape: tuple | None = None) -> np.ndarray:
-        if shape is not None and out.shape != shape:
-            raise AmiError(f"AMI model {self.name!r} ({self.library.name}): AMI_Init returned an impulse matrix of "
-                           f"shape {out.shape}, not the {shape} it was given")
-        return out
 
 
 class AmiSession:
