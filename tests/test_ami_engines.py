@@ -144,3 +144,11 @@ def test_model_parameters_are_checked_when_the_model_is_made(models):
         models["tx"].with_parameters(tap_main=3.0)
     with pytest.raises(AmiError, match="tap_man"):
         models["tx"].with_parameters(tap_man=0.5)
+
+
+def test_bad_run_settings_are_refused(models, channel):
+    tx, rx = _ami(models)
+    with pytest.raises(phy.ConfigError, match="eye_bins"):
+        phy.simulate(channel, 1000, baud_hz=BAUD, tx=tx, rx=rx, eye=True, eye_bins=0)
+    with pytest.raises(phy.ConfigError, match="warm-up of 10,000,000,000 UIs"):
+        phy.simulate(channel, 1000, baud_hz=BAUD, tx=tx, rx=rx, warmup_ui=10**10)

@@ -45,6 +45,7 @@ from ...errors import ConfigError
 from ...serdes import pulse as pl
 from ...serdes.pulse import impulse_from_pulse, pulse_from_impulse
 from ...serdes import signals
+from ...serdes.limits import check_bytes
 from ...serdes.prepared import _raw_pulse
 from .eye import EyeDiagram
 from .result import SimulationResult
@@ -53,6 +54,9 @@ from .sources import _Source, random_symbols
 __all__ = ["simulate_getwave", "uses_getwave"]
 
 _POPCOUNT = np.array([0, 1, 1, 2])  # bits set in 0..3: the bit errors of a Gray (or NRZ) symbol error
+
+#: UIs of the warm-up the sampling phase and the delay are learnt from (at most).
+SYNC_UI = 8192
 
 #: UIs per block through the models (a block is ``block_ui * samples_per_ui`` samples).
 BLOCK_UI = 4096
@@ -238,6 +242,8 @@ class _Slicer:
 
     def __init__(self, chain: _Chain, tx, cdr, warmup: int, total: int, eye_bins: int, max_err: int, gap: int):
         self.spu, self.dt, self.tx = chain.spu, chain.dt, tx
+        # the delay searched: the pulse's record and as much again for the models' own latency
+        self.max_lag_ui = 2 * (chain.h_after_tx.size // chain.spu) + 64
         self.warmup, self.total, self.gap = warmup, total, gap
         self.lv = tx.levels
         self.offset = 0.0 if cdr.phase == "peak" else float(cdr.phase) / chain.dt
@@ -289,12 +295,14 @@ class _Slicer:
             self._check_clocks(self.clock_t)
             self.first_clock = float(self.clock_t[0])
             z = self._values(self.clock_t / self.dt + self.spu / 2)
-            self.delay = _best_lag(z[: self.warmup], lv[: self.warmup], max_lag=min(self.warmup // 2, 2048))
+            n = min(self.warmup, SYNC_UI)
+            self.delay = _best_lag(z[:n], lv[:n], max_lag=min(self.warmup // 2, self.max_lag_ui))
         else:
             n_ui = self.buf.size // self.spu
             Y = self.buf[: n_ui * self.spu].reshape(n_ui, self.spu)
-            w = min(self.warmup, n_ui) // 2
-            c = np.array([Y[q : q + w].T @ lv[:w] for q in range(n_ui - w)])  # (lag in UI, phase in the UI)
+            w = min(self.warmup // 2, n_ui // 2, SYNC_UI)
+            lags = min(n_ui - w, self.max_lag_ui)
+            c = np.array([Y[q : q + w].T @ lv[:w] for q in range(lags)])  # (lag in UI, phase in the UI)
             q, r = np.unravel_index(int(np.argmax(c)), c.shape)
             self.tau = q * self.spu + r + self.offset
         u, k = self.positions()
@@ -413,9 +421,13 @@ def simulate_getwave(link, n_ui: int, *, baud_hz, tx, rx, noise, jitter, cdr, sa
                      eye_bins: int, waveform_ui: int, warmup_ui: int | None, max_errors_recorded: int, seed,
                      block_ui: int = BLOCK_UI) -> SimulationResult:
     """:func:`phy.simulate` with a model that runs ``AMI_GetWave`` (the module docstring)."""
+    from ..._validate import integer
     from ..._validate import seed as check_seed
 
     _check(tx, rx, noise, jitter, cdr)
+    eye_bins = integer(eye_bins, "eye_bins", 8, 4096)
+    max_errors_recorded = integer(max_errors_recorded, "max_errors_recorded", 0)
+    check_bytes(9.0 * max_errors_recorded, f"max_errors_recorded={max_errors_recorded:,} (9 bytes per stored error)")
     if waveform_ui:
         raise ConfigError("waveform_ui: the IBIS-AMI waveform simulation records no waveform yet; take the eye")
     ss = np.random.SeedSequence(check_seed(seed))
@@ -424,7 +436,11 @@ def simulate_getwave(link, n_ui: int, *, baud_hz, tx, rx, noise, jitter, cdr, sa
     try:
         span_ui = chain.h_after_tx.size // samples_per_ui
         ignore = max((m.ami.ignore_bits for m in (tx.ami, rx.ami) if m is not None), default=0)
-        warmup = max(2048, 2 * span_ui + 512, ignore + 1024) if warmup_ui is None else int(warmup_ui)
+        warmup = max(2048, 2 * span_ui + 512, ignore + 1024) if warmup_ui is None else \
+            integer(warmup_ui, "warmup_ui", 0)
+        # the warm-up is kept whole until the sampling is learnt: its waveform and symbols
+        check_bytes(8.0 * (warmup + span_ui + block_ui) * (samples_per_ui + 2),
+                    f"a warm-up of {warmup:,} UIs at {samples_per_ui} samples per UI through the AMI models")
         sl = _Slicer(chain, tx, cdr, warmup, warmup + n_ui, eye_bins, max_errors_recorded, max(1, rx.dfe.n_taps))
         made = 0
         while made < warmup + span_ui:  # the warm-up, and the pulse's span for the samples it delays
