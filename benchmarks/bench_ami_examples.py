@@ -19,7 +19,6 @@ Skips, with the reason, what does not build here (no mirror, no Boost, no compil
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import time
 from pathlib import Path
@@ -35,17 +34,17 @@ import ami_example_models as ex  # noqa: E402
 DEFAULT_CHANNEL = HERE.parent.parent / "shared" / "channels" / "ieee802.3ck" / "DPO_4in_Meg7_THRU.s4p"
 
 
-def _pairs(params: str) -> dict:
-    """``(name value)`` leaves of a parameter string, by name (values as text)."""
-    return dict(re.findall(r"\(([A-Za-z_][\w.]*) ([^()\s]+)\)", params))
+def _leaves(params: str, prefix: str = "") -> dict:
+    """The leaves of a parameter string (:func:`phy.ami.parse_params_out`), by dotted name."""
+    from phy.ami import parse_params_out
 
-
-def _value(text: str):
-    """A leaf's value as a number where it is one, else its text."""
-    try:
-        return float(text)
-    except ValueError:
-        return text.strip('"')
+    out = {}
+    for k, v in (parse_params_out(params) if isinstance(params, str) else params).items():
+        if isinstance(v, dict):
+            out.update(_leaves(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
 
 
 def _models(out: Path) -> dict:
@@ -72,8 +71,8 @@ def run(label, library, ami, side, their_params, ch, baud, n_ui, nspui) -> dict:
     from phy.ami import AmiModel
 
     m = AmiModel.from_files(library, ami)
-    ours, theirs = _pairs(m.parameters_in), _pairs(their_params)
-    same = {k: v for k, v in theirs.items() if k in ours and _value(ours[k]) == _value(v)}
+    ours, theirs = _leaves(m.parameters_in), _leaves(their_params)
+    same = {k: v for k, v in theirs.items() if k in ours and ours[k] == v}
     ref = ex.ctypes_check(library, m.parameters_in, ui=1 / baud, nspui=nspui)
     dt = 1 / (baud * nspui)
     probe = np.zeros((1, 64 * nspui))

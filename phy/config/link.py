@@ -251,7 +251,7 @@ def _ami_model(p: dict, side: str):
         raise ConfigError(f"[{side}_ami] names its model by ibs (and model), or by library and ami; got "
                           f"{', '.join(sorted(keys))}")
     params = dict(keys.get("parameters") or {})
-    timeout = float(keys.get("timeout_s", 60.0))
+    timeout = float(value(p, f"{side}_ami.timeout_s"))
     key = (side, *(str(file_path(keys[k], root)) if k in keys else None for k in ("ibs", "library", "ami")),
            keys.get("model"), tuple(sorted(params.items())), timeout)
 

@@ -122,7 +122,6 @@ class _Chain:
         self.baud, self.dt = raw.baud_hz, raw.dt_s
         fe = pl.front_end(tx.rise_time_s, rx.bandwidth_hz, rx.filter_order, rx.ctle)
         analog = pl.filtered(raw, fe)
-        self.t0_s = analog.t0_s
         self.sessions = []
         self.notes: dict = {}
         r_sym, r_txn, r_rxn, r_agg = rngs
@@ -417,10 +416,16 @@ def _best_lag(z: np.ndarray, a: np.ndarray, max_lag: int) -> int:
     return int(np.argmax(c))
 
 
-def simulate_getwave(link, n_ui: int, *, baud_hz, tx, rx, noise, jitter, cdr, samples_per_ui: int, eye: bool,
+def simulate_getwave(link, n_ui: int, parts: tuple, baud_hz, samples_per_ui: int, dfe_feedback: str, *, eye: bool,
                      eye_bins: int, waveform_ui: int, warmup_ui: int | None, max_errors_recorded: int, seed,
                      block_ui: int = BLOCK_UI) -> SimulationResult:
-    """:func:`phy.simulate` with a model that runs ``AMI_GetWave`` (the module docstring)."""
+    """:func:`phy.simulate` with a model that runs ``AMI_GetWave`` (the module docstring);
+    ``parts`` is ``(tx, rx, noise, jitter, cdr)``. ``span_*``, ``tail``, ``head_ui`` and
+    ``chunk_ui`` do not apply here; a model that only returns its ``AMI_Init`` response runs
+    in :func:`phy.simulate`'s own path, in its pulse."""
+    tx, rx, noise, jitter, cdr = parts
+    if dfe_feedback != "decisions":
+        raise ConfigError("dfe_feedback='sent' needs the simulator's own DFE; an AMI_GetWave model decides itself")
     from ..._validate import integer
     from ..._validate import seed as check_seed
 

@@ -98,8 +98,10 @@ def simulate(
     baud_hz : float
         Symbol rate (Bd), for a Channel.
     tx, rx, noise, jitter, cdr
-        The SerDes (:mod:`phy.serdes`); defaults: PAM4, 0.5 V, no
-        equalisation, no noise, no jitter, fixed phase at the pulse peak.
+        The SerDes (:mod:`phy.serdes`); defaults: PAM4, 0.5 V, no equalisation, no noise, no
+        jitter, fixed phase at the pulse peak. An IBIS-AMI model (``tx.ami``, ``rx.ami``) that
+        runs ``AMI_GetWave`` takes the run to :func:`.getwave.simulate_getwave` (its limits and
+        the settings that do not apply there are listed in :mod:`.getwave`).
     samples_per_ui : int
         Time resolution of the simulation and of the eye (fine samples per UI).
     eye : bool
@@ -148,25 +150,18 @@ def simulate(
     seed : int, optional
         Seed of every random stream (symbols, noises, jitters, crosstalk phases).
 
-    With an IBIS-AMI model that runs ``AMI_GetWave`` (``tx.ami``, ``rx.ami``) the run goes
-    through the models' waveforms block by block instead (:mod:`.getwave`: its limits are
-    listed there); ``span_*``, ``tail``, ``head_ui`` and ``chunk_ui`` do not apply to it. A
-    model that only returns its ``AMI_Init`` response runs here, in its pulse.
-
     Returns
     -------
     SimulationResult
     """
     tx, rx, noise, jitter, cdr = _parts(tx, rx, noise, jitter, cdr)
     n_ui = integer(n_ui, "n_ui", 1)
-    if uses_getwave(tx, rx):
-        if dfe_feedback != "decisions":
-            raise ConfigError("dfe_feedback='sent' needs the simulator's own DFE; an AMI_GetWave model decides itself")
-        return simulate_getwave(link, n_ui, baud_hz=baud_hz, tx=tx, rx=rx, noise=noise, jitter=jitter, cdr=cdr,
-                                samples_per_ui=samples_per_ui, eye=eye, eye_bins=eye_bins, waveform_ui=waveform_ui,
-                                warmup_ui=warmup_ui, max_errors_recorded=max_errors_recorded, seed=seed)
     if dfe_feedback not in ("decisions", "sent"):
         raise ConfigError(f"dfe_feedback must be 'decisions' or 'sent', got {dfe_feedback!r}")
+    if uses_getwave(tx, rx):
+        return simulate_getwave(link, n_ui, (tx, rx, noise, jitter, cdr), baud_hz, samples_per_ui, dfe_feedback,
+                                eye=eye, eye_bins=eye_bins, waveform_ui=waveform_ui, warmup_ui=warmup_ui,
+                                max_errors_recorded=max_errors_recorded, seed=seed)
     chunk_ui = integer(chunk_ui, "chunk_ui", 64, 1 << 24)
     thr = (None if span_threshold is None else number(span_threshold, "span_threshold", positive=True, hi=0.1),
            number(span_energy, "span_energy", positive=True, hi=0.1))
